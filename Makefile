@@ -1,0 +1,45 @@
+# Two commands for a new user: `make book` and `make test`. Everything else is a helper.
+PYTHON ?= python3
+VENV := .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+PORT ?= 8000
+
+.PHONY: setup test book build-book serve lab bench exercise lint clean
+
+$(STAMP): requirements.txt pyproject.toml
+	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 10), "Python 3.10+ is needed, found " + sys.version.split()[0]'
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -r requirements.txt
+	$(PY) -m pip install --quiet --no-deps -e .
+	touch $(STAMP)
+
+setup: $(STAMP)
+
+test: setup
+	$(PY) -m pytest
+
+build-book: setup
+	$(PY) -m tools.build_book
+
+book: build-book serve
+
+serve:
+	@echo "Serving the book on http://127.0.0.1:$(PORT) (Ctrl-C to stop)"
+	$(PY) -m http.server $(PORT) --bind 127.0.0.1 --directory _build/html
+
+lab: setup
+	$(VENV)/bin/jupyter lab book/
+
+bench: setup
+	$(PY) -m mlx_autodiff.bench
+
+exercise: setup
+	$(PY) -m mlx_autodiff.exercises fork $(CH)
+
+lint: setup
+	$(VENV)/bin/ruff check mlx_autodiff tests tools
+
+clean:
+	rm -rf _build

@@ -1,0 +1,219 @@
+"""Parameters and modules, and the five ways to relocate them.
+
+Burn: crates/burn-core/src/module/param/base.rs and param/tensor.rs (`Param`,
+lazy initialization, `to_device`, `fork`, `valid`, `from_inner`),
+crates/burn-core/src/module/base.rs (`Module`, `AutodiffModule`).
+
+Relocation never edits a module: each method returns a new module whose
+parameters keep their `ParamId`, as Burn's do, so an optimizer's state and a
+`GradientsParams` still find them.
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+from .device import Device, check_device
+from .errors import NotAModuleError
+from .tensor import Tensor
+
+InitFn = Callable[[Device, bool], Tensor]
+"""Builds a parameter's tensor on a device; the flag says whether to require grad."""
+
+_param_ids = random.Random()
+
+
+@dataclass(frozen=True)
+class ParamId:
+    """A parameter's identity across relocations and optimizer steps (Burn: a random u64)."""
+
+    value: int
+
+    @staticmethod
+    def new() -> ParamId:
+        return ParamId(_param_ids.getrandbits(64))
+
+    def __repr__(self) -> str:
+        return f"ParamId({self.value:016x})"
+
+
+class _LazyValue:
+    """The cell a parameter's clones share, so initialization happens once for all."""
+
+    __slots__ = ("tensor",)
+
+    def __init__(self, tensor: Tensor | None = None) -> None:
+        self.tensor = tensor
+
+
+class Param:
+    """A module parameter: a stable id, a stored require_grad flag, and a lazily built tensor.
+
+    Until it is first read (`val()`), a parameter is only a recipe and a
+    target device. Reading it (loading it from a file, printing it, running an
+    inference) builds the tensor on that device. `to_device` and `fork` on an
+    unread parameter only change the target device (Burn 0.22.1's lazy move).
+    """
+
+    def __init__(
+        self,
+        id: ParamId,
+        name: str,
+        device: Device,
+        shape: tuple[int, ...],
+        require_grad: bool,
+        init: InitFn | None = None,
+        value: _LazyValue | None = None,
+    ) -> None:
+        self.id = id
+        self.name = name
+        self.device = device
+        self.shape = shape
+        self.require_grad_flag = require_grad
+        self._init = init
+        self._value = value if value is not None else _LazyValue()
+
+    @staticmethod
+    def uninitialized(name: str, device: Device, shape: tuple[int, ...], init: InitFn) -> Param:
+        """A lazy parameter; initializers always ask for gradients (Burn: `Initializer::init_with`)."""
+        return Param(ParamId.new(), name, device, shape, True, init)
+
+    def _with(self, tensor: Tensor, require_grad: bool | None = None) -> Param:
+        """A parameter with the same id, name and flag, now holding `tensor`."""
+        if tensor.node is not None:
+            tensor.node.label = self.name
+        flag = self.require_grad_flag if require_grad is None else require_grad
+        return Param(self.id, self.name, tensor.device, tensor.shape, flag, None, _LazyValue(tensor))
+
+    def is_initialized(self) -> bool:
+        return self._value.tensor is not None
+
+    def val(self) -> Tensor:
+        """The tensor, built on first read on the parameter's device."""
+        if self._value.tensor is None:
+            assert self._init is not None
+            tensor = self._init(self.device, self.require_grad_flag)
+            if tensor.node is not None:
+                tensor.node.label = self.name
+            self._value.tensor = tensor
+        return self._value.tensor
+
+    def is_require_grad(self) -> bool:
+        """Whether the tensor is a GRAD leaf. Like any read, it initializes a lazy parameter."""
+        return self.val().is_require_grad()
+
+    def lazy_is_require_grad(self) -> bool:
+        """The stored flag, read without initializing anything."""
+        return self.require_grad_flag
+
+    def to_device(self, device: Device) -> Param:
+        """Unread: retarget only. Read: `tensor.to_device` (an op under autodiff); flag kept."""
+        if not self.is_initialized():
+            return Param(self.id, self.name, device, self.shape, self.require_grad_flag, self._init)
+        return self._with(self.val().to_device(device))
+
+    def fork(self, device: Device) -> Param:
+        """Unread: retarget only. Read: move, detach, and require grad if it did before."""
+        if not self.is_initialized():
+            return Param(self.id, self.name, device, self.shape, self.require_grad_flag, self._init)
+        tensor = self.val()
+        was_require_grad = tensor.is_require_grad()
+        moved = tensor.to_device(device).detach()
+        return self._with(moved.require_grad() if was_require_grad else moved)
+
+    def train(self) -> Param:
+        """Wrap the plain tensor into an autodiff leaf; require grad if the flag says so."""
+        return self._with(Tensor.from_inner(self.val()).set_require_grad(self.require_grad_flag))
+
+    def valid(self) -> Param:
+        """Strip autodiff; keep the flag so that `train()` can restore it."""
+        return self._with(self.val().inner())
+
+    def no_grad(self) -> Param:
+        """A fresh untracked leaf, and the flag cleared."""
+        return self._with(self.val().set_require_grad(False), require_grad=False)
+
+    def __repr__(self) -> str:
+        state = repr(self._value.tensor) if self.is_initialized() else f"uninitialized on {self.device.name}"
+        return f"Param('{self.name}', {self.id!r}, {state})"
+
+
+class Module:
+    """Base class for anything holding parameters or submodules as attributes.
+
+    Parameters are found by walking attributes in the order they were set,
+    submodules included, so names look like `layers.0.weight` only when you
+    nest. Every relocation returns a new module and leaves this one as it was.
+    """
+
+    def named_params(self, prefix: str = "") -> Iterator[tuple[str, Param]]:
+        """Every parameter with its dotted path, in declaration order."""
+        for attr, value in vars(self).items():
+            if isinstance(value, Param):
+                yield prefix + attr, value
+            elif isinstance(value, Module):
+                yield from value.named_params(f"{prefix}{attr}.")
+
+    def params(self) -> list[Param]:
+        return [param for _, param in self.named_params()]
+
+    def num_params(self) -> int:
+        """How many parameters (tensors, not scalars) the module has."""
+        return len(self.params())
+
+    def map_params(self, fn: Callable[[Param], Param], prefix: str = "") -> Module:
+        """A copy of this module with `fn` applied to every parameter, names kept as paths."""
+        new = copy.copy(self)
+        for attr, value in vars(self).items():
+            if isinstance(value, Param):
+                value.name = prefix + attr
+                setattr(new, attr, fn(value))
+            elif isinstance(value, Module):
+                setattr(new, attr, value.map_params(fn, f"{prefix}{attr}."))
+        return new
+
+    def to_device(self, device: Device) -> Module:
+        """Move every parameter with `Tensor.to_device`: a recorded op, not new leaves.
+
+        Right for inference, and for gradients that must cross devices. Wrong for
+        training an autodiff model: use `fork` (Burn: crates/burn-core/src/module/base.rs).
+        """
+        device = check_device(device, "Module.to_device")
+        return self.map_params(lambda p: p.to_device(device))
+
+    def fork(self, device: Device) -> Module:
+        """Move every parameter and make it a fresh leaf on `device`: what training needs."""
+        device = check_device(device, "Module.fork")
+        return self.map_params(lambda p: p.fork(device))
+
+    def train(self) -> Module:
+        """Bring a plain module back to autodiff (Burn: `AutodiffModule::from_inner`)."""
+        return self.map_params(Param.train)
+
+    def valid(self) -> Module:
+        """A plain copy for validation or inference: nothing recorded, flags kept."""
+        return self.map_params(Param.valid)
+
+    def no_grad(self) -> Module:
+        """Stop every parameter from requiring gradients."""
+        return self.map_params(Param.no_grad)
+
+    def devices(self) -> list[Device]:
+        """The distinct devices the parameters are on (or will be built on)."""
+        found: list[Device] = []
+        for param in self.params():
+            if param.device not in found:
+                found.append(param.device)
+        return found
+
+
+def check_module(value: object, what: str) -> Module:
+    """Return `value` if it is a Module, else raise NotAModuleError naming `what`."""
+    if not isinstance(value, Module):
+        raise NotAModuleError(
+            f"{what} expects a Module (such as a Linear), got {type(value).__name__}."
+        )
+    return value

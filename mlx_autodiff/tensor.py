@@ -1,0 +1,561 @@
+"""Tensors: an MLX array, the device it lives on, and (on autodiff devices) its node.
+
+Burn: crates/burn-tensor/src/tensor/api/ (the Tensor API) and
+crates/burn-autodiff/src/ops/tensor.rs (what each op records).
+
+A tensor on a plain device has no node: nothing it takes part in is recorded.
+A tensor on an autodiff device always has one, tracked or not. Every op reads
+its inputs' nodes, computes with MLX, and records a node for its output whose
+step knows how to send the output's gradient back to the tracked inputs.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Union
+
+import mlx.core as mx
+
+from . import tape
+from .device import Device, check_device
+from .errors import (
+    AlreadyAutodiffError,
+    AutodiffMoveError,
+    DeviceMismatchError,
+    InvalidDistributionError,
+    NonLeafRequireGradError,
+    ShapeError,
+    UntrackedBackwardError,
+)
+from .node import ROOT_STEP, UNTRACKED_STEP, BackwardFn, Node, Requirement, Step, next_node_id
+
+Scalar = Union[int, float]
+Method = Callable[..., "Tensor"]
+
+
+def _on_device(method: Method) -> Method:
+    """Run an op's MLX work on the stream of the device its tensor lives on."""
+
+    @functools.wraps(method)
+    def run(self: Tensor, *args: object) -> Tensor:
+        with mx.stream(self.device.mlx_device):
+            return method(self, *args)
+
+    return run
+
+
+@dataclass(frozen=True)
+class Distribution:
+    """How `Tensor.random` draws values (Burn: `Distribution::Uniform`, `Normal`)."""
+
+    kind: str
+    a: float
+    b: float
+
+    @staticmethod
+    def uniform(lo: float, hi: float) -> Distribution:
+        if not lo <= hi:
+            raise InvalidDistributionError(
+                f"Distribution.uniform({lo}, {hi}): the lower bound must not exceed the upper "
+                "bound. Swap the two numbers."
+            )
+        return Distribution("uniform", float(lo), float(hi))
+
+    @staticmethod
+    def normal(mean: float, std: float) -> Distribution:
+        if not std >= 0:
+            raise InvalidDistributionError(
+                f"Distribution.normal({mean}, {std}): the standard deviation must be zero or "
+                "positive."
+            )
+        return Distribution("normal", float(mean), float(std))
+
+    @staticmethod
+    def default() -> Distribution:
+        """Burn's default: uniform on [0, 1)."""
+        return Distribution.uniform(0.0, 1.0)
+
+    def sample(self, shape: tuple[int, ...], device: Device) -> mx.array:
+        key, stream = device.next_key(), device.mlx_device
+        if self.kind == "uniform":
+            return mx.random.uniform(self.a, self.b, shape, key=key, stream=stream)
+        return mx.random.normal(shape, loc=self.a, scale=self.b, key=key, stream=stream)
+
+
+class Tensor:
+    """A float tensor (Burn: `Tensor<D>`), immutable: every op returns a new one."""
+
+    __slots__ = ("array", "device", "node")
+
+    def __init__(self, array: mx.array, device: Device, node: Node | None = None) -> None:
+        self.array = array
+        self.device = device
+        self.node = node
+
+    # ----- creation ---------------------------------------------------------------
+
+    @staticmethod
+    def random(shape: Sequence[int], distribution: Distribution, device: Device) -> Tensor:
+        """Random values; on an autodiff device, an untracked leaf."""
+        device = check_device(device, "Tensor.random")
+        shape = _valid_shape(shape, "Tensor.random")
+        return Tensor._leaf(distribution.sample(shape, device), device)
+
+    @staticmethod
+    def from_data(data: object, device: Device) -> Tensor:
+        """A tensor holding `data` (nested lists, numbers, or an MLX/NumPy array)."""
+        device = check_device(device, "Tensor.from_data")
+        array = mx.array(data, dtype=mx.float32)
+        if array.ndim == 0:
+            array = array.reshape(1)
+        return Tensor._leaf(array, device)
+
+    @staticmethod
+    def zeros(shape: Sequence[int], device: Device) -> Tensor:
+        device = check_device(device, "Tensor.zeros")
+        return Tensor._leaf(mx.zeros(_valid_shape(shape, "Tensor.zeros")), device)
+
+    @staticmethod
+    def ones(shape: Sequence[int], device: Device) -> Tensor:
+        device = check_device(device, "Tensor.ones")
+        return Tensor._leaf(mx.ones(_valid_shape(shape, "Tensor.ones")), device)
+
+    @staticmethod
+    def _leaf(array: mx.array, device: Device, op: str = "leaf", label: str | None = None) -> Tensor:
+        """A new tensor with a fresh node: untracked (NONE) on autodiff devices, plain elsewhere."""
+        if not device.is_autodiff:
+            return Tensor(array, device)
+        node = Node(next_node_id(), Requirement.NONE, (), op, device, tuple(array.shape), label=label)
+        return Tensor(array, device, node)
+
+    @staticmethod
+    def from_inner(tensor: Tensor) -> Tensor:
+        """Wrap a plain tensor as an untracked autodiff leaf (Burn: `Tensor::from_inner`)."""
+        if tensor.node is not None:
+            raise AlreadyAutodiffError(
+                "Autodiff should not wrap an autodiff tensor. "
+                f"This tensor is already on {tensor.device.name}; `train()` is for models whose "
+                "parameters are plain (after `valid()`, or built on a plain device). An autodiff "
+                "model is already trainable: move it with `fork(device)` instead."
+            )
+        return Tensor._leaf(tensor.array, tensor.device.autodiff(), "from_inner")
+
+    # ----- reading ----------------------------------------------------------------
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return tuple(self.array.shape)
+
+    def dims(self) -> list[int]:
+        """The shape as a list, as Burn prints it."""
+        return list(self.array.shape)
+
+    @property
+    def ndim(self) -> int:
+        return self.array.ndim
+
+    @property
+    def is_autodiff(self) -> bool:
+        return self.node is not None
+
+    def to_mlx(self) -> mx.array:
+        """The underlying MLX array."""
+        return self.array
+
+    def into_scalar(self) -> float:
+        """The single value of a one-element tensor, as a Python float (evaluates lazily built work)."""
+        if self.array.size != 1:
+            raise ShapeError(
+                f"into_scalar() needs a tensor with one element, got shape {self.dims()}. "
+                "Reduce it first, e.g. with .mean() or .sum()."
+            )
+        return float(self.array.item())
+
+    def clone(self) -> Tensor:
+        """Burn needs `clone()` to reuse a tensor; here tensors are immutable, so it is the same one."""
+        return self
+
+    def __repr__(self) -> str:
+        node = f", NodeId({self.node.id}) {self.node.requirement.value}" if self.node else ""
+        return f"Tensor(shape={self.dims()}, device={self.device.name}{node})"
+
+    # ----- autodiff ---------------------------------------------------------------
+
+    def is_require_grad(self) -> bool:
+        """True only for a GRAD leaf: a tensor whose gradient backward keeps."""
+        return self.node is not None and self.node.requirement is Requirement.GRAD
+
+    def require_grad(self) -> Tensor:
+        """Make an untracked leaf a GRAD leaf, keeping its id (Burn: `AutodiffTensor::require_grad`)."""
+        node = self.node
+        if node is None or node.requirement is Requirement.GRAD:
+            return self
+        if node.requirement is Requirement.GRAD_IN_BACKWARD:
+            raise NonLeafRequireGradError(
+                f"Can't convert a non leaf tensor into a tracked tensor. NodeId({node.id}) is the "
+                f"output of `{node.op}`, so gradients already flow through it to its inputs. To "
+                "get a new leaf here, call `.detach().require_grad()` (which is what `fork` does)."
+            )
+        leaf = Node(node.id, Requirement.GRAD, (), "leaf", node.device, node.shape, ROOT_STEP, node.label)
+        return Tensor(self.array, self.device, leaf)
+
+    def set_require_grad(self, require_grad: bool) -> Tensor:
+        """True: `require_grad()`. False: a new untracked leaf with a new id."""
+        if require_grad:
+            return self.require_grad()
+        if self.node is None:
+            return self
+        return Tensor._leaf(self.array, self.device, label=self.node.label)
+
+    def detach(self) -> Tensor:
+        """A new leaf with a new id, cut from the graph; a GRAD input stays GRAD."""
+        if self.node is None:
+            return self
+        leaf = Tensor._leaf(self.array, self.device, "detach", self.node.label)
+        return leaf.require_grad() if self.is_require_grad() else leaf
+
+    def inner(self) -> Tensor:
+        """The same values as a plain tensor (Burn: `Tensor::inner`): autodiff stripped."""
+        return Tensor(self.array, self.device.inner())
+
+    def backward(self) -> tape.Gradients:
+        """Run backward from this tensor, seeded with ones, and return the kept gradients."""
+        if self.node is None or self.node.requirement is Requirement.NONE:
+            raise UntrackedBackwardError(_untracked_backward_message(self))
+        return tape.backward(self.node, mx.ones(self.array.shape))
+
+    def grad(self, grads: tape.Gradients) -> Tensor | None:
+        """This tensor's gradient in `grads` (Burn: `Tensor::grad`)."""
+        return grads.get(self)
+
+    def grad_remove(self, grads: tape.Gradients) -> Tensor | None:
+        """This tensor's gradient in `grads`, removing it (Burn: `Tensor::grad_remove`)."""
+        return grads.remove(self)
+
+    def to_device(self, device: Device) -> Tensor:
+        """Move to `device`. Between autodiff devices this is a recorded op, not a new leaf.
+
+        Burn: `Autodiff::float_to_device` (crates/burn-autodiff/src/ops/tensor.rs):
+        the output is GRAD_IN_BACKWARD when the input is tracked, and its backward
+        step moves the gradient back to the source device. A plain tensor stays
+        plain wherever it goes.
+        """
+        device = check_device(device, "to_device")
+        if self.node is None:
+            return Tensor(self.array, device.inner())
+        if not device.is_autodiff:
+            raise AutodiffMoveError(
+                "Cannot move between autodiff and non-autodiff instances. "
+                f"This tensor is on {self.device.name}; to get plain values on {device.name}, "
+                f"call `.inner()` first, or move to `{device.name}.autodiff()`."
+            )
+        label = self.node.label
+        detail = f"{self.device.name} to {device.name}"
+        out = _record("to_device", (self,), self.array, device, lambda g: (g,), detail)
+        if out.node is not None:
+            out.node.label = label
+        return out
+
+    # ----- ops ------------------------------------------------------------------
+
+    @_on_device
+    def add(self, other: Tensor | Scalar) -> Tensor:
+        if not isinstance(other, Tensor):
+            return _unary("add_scalar", self, self.array + _scalar(other, "add"), lambda g: g)
+        a, b = _pair("add", self, other)
+        return _binary("add", a, b, a.array + b.array, lambda g: (_fit(g, a), _fit(g, b)))
+
+    @_on_device
+    def sub(self, other: Tensor | Scalar) -> Tensor:
+        if not isinstance(other, Tensor):
+            return _unary("sub_scalar", self, self.array - _scalar(other, "sub"), lambda g: g)
+        a, b = _pair("sub", self, other)
+        return _binary("sub", a, b, a.array - b.array, lambda g: (_fit(g, a), _fit(-g, b)))
+
+    @_on_device
+    def mul(self, other: Tensor | Scalar) -> Tensor:
+        if not isinstance(other, Tensor):
+            k = _scalar(other, "mul")
+            return _unary("mul_scalar", self, self.array * k, lambda g: g * k)
+        a, b = _pair("mul", self, other)
+
+        def backward(g: mx.array) -> tuple[mx.array, mx.array]:
+            return _fit(g * b.array, a), _fit(g * a.array, b)
+
+        return _binary("mul", a, b, a.array * b.array, backward)
+
+    @_on_device
+    def div(self, other: Tensor | Scalar) -> Tensor:
+        if not isinstance(other, Tensor):
+            k = _scalar(other, "div")
+            return _unary("div_scalar", self, self.array / k, lambda g: g / k)
+        a, b = _pair("div", self, other)
+
+        def backward(g: mx.array) -> tuple[mx.array, mx.array]:
+            return _fit(g / b.array, a), _fit(-g * a.array / (b.array * b.array), b)
+
+        return _binary("div", a, b, a.array / b.array, backward)
+
+    @_on_device
+    def neg(self) -> Tensor:
+        return _unary("neg", self, -self.array, lambda g: -g)
+
+    @_on_device
+    def powf_scalar(self, exponent: Scalar) -> Tensor:
+        """Elementwise `x ** exponent`."""
+        x = self.array
+        return _unary("pow", self, x**exponent, lambda g: g * exponent * x ** (exponent - 1))
+
+    @_on_device
+    def square(self) -> Tensor:
+        x = self.array
+        return _unary("square", self, x * x, lambda g: g * 2 * x)
+
+    @_on_device
+    def exp(self) -> Tensor:
+        out = mx.exp(self.array)
+        return _unary("exp", self, out, lambda g: g * out)
+
+    @_on_device
+    def log(self) -> Tensor:
+        x = self.array
+        return _unary("log", self, mx.log(x), lambda g: g / x)
+
+    @_on_device
+    def relu(self) -> Tensor:
+        x = self.array
+        return _unary("relu", self, mx.maximum(x, 0), lambda g: g * (x > 0))
+
+    @_on_device
+    def matmul(self, other: Tensor) -> Tensor:
+        """Matrix product over the last two dims, batch dims broadcast."""
+        a, b = _pair("matmul", self, other, broadcast=False)
+        if a.ndim < 2 or b.ndim < 2 or a.shape[-1] != b.shape[-2]:
+            raise ShapeError(
+                f"Cannot `matmul` shapes {a.dims()} and {b.dims()}: both need at least two dims "
+                "and the left one's last dim must equal the right one's second-to-last. "
+                "Transpose or reshape one of them."
+            )
+        _broadcast_shape("matmul", a.shape[:-2], b.shape[:-2])
+
+        def backward(g: mx.array) -> tuple[mx.array, mx.array]:
+            ga = g @ mx.swapaxes(b.array, -1, -2)
+            gb = mx.swapaxes(a.array, -1, -2) @ g
+            return _fit(ga, a), _fit(gb, b)
+
+        return _binary("matmul", a, b, a.array @ b.array, backward)
+
+    @_on_device
+    def sum(self) -> Tensor:
+        """Sum of every element, shape [1]."""
+        shape = self.array.shape
+        return _unary("sum", self, mx.sum(self.array).reshape(1), lambda g: mx.broadcast_to(g.reshape(()), shape))
+
+    @_on_device
+    def mean(self) -> Tensor:
+        """Mean of every element, shape [1]."""
+        shape, n = self.array.shape, self.array.size
+
+        def backward(g: mx.array) -> mx.array:
+            return mx.broadcast_to(g.reshape(()) / n, shape)
+
+        return _unary("mean", self, mx.mean(self.array).reshape(1), backward)
+
+    @_on_device
+    def sum_dim(self, dim: int) -> Tensor:
+        """Sum over `dim`, keeping it with size 1 (Burn's `sum_dim`: [32, 4] -> [32, 1])."""
+        _check_dim(self, dim, "sum_dim")
+        shape = self.array.shape
+        out = mx.sum(self.array, axis=dim, keepdims=True)
+        return _unary("sum_dim", self, out, lambda g: mx.broadcast_to(g, shape))
+
+    @_on_device
+    def mean_dim(self, dim: int) -> Tensor:
+        """Mean over `dim`, keeping it with size 1."""
+        _check_dim(self, dim, "mean_dim")
+        shape, n = self.array.shape, self.array.shape[dim]
+        out = mx.mean(self.array, axis=dim, keepdims=True)
+        return _unary("mean_dim", self, out, lambda g: mx.broadcast_to(g / n, shape))
+
+    @_on_device
+    def reshape(self, shape: Sequence[int]) -> Tensor:
+        """Same values, new shape (one -1 may be inferred)."""
+        old = self.array.shape
+        try:
+            out = self.array.reshape(tuple(shape))
+        except ValueError as error:
+            raise ShapeError(
+                f"reshape of {self.dims()} to {list(shape)}: the element counts differ "
+                f"({self.array.size} elements). Pick a shape with the same number of elements."
+            ) from error
+        return _unary("reshape", self, out, lambda g: g.reshape(old))
+
+    @_on_device
+    def transpose(self) -> Tensor:
+        """Swap the last two dims (Burn's `transpose`)."""
+        if self.ndim < 2:
+            raise ShapeError(f"transpose needs at least two dims, got shape {self.dims()}.")
+        return _unary("transpose", self, mx.swapaxes(self.array, -1, -2), lambda g: mx.swapaxes(g, -1, -2))
+
+    __add__ = add
+    __sub__ = sub
+    __mul__ = mul
+    __truediv__ = div
+    __neg__ = neg
+    __matmul__ = matmul
+
+    def __radd__(self, other: Scalar) -> Tensor:
+        return self.add(other)
+
+    def __rmul__(self, other: Scalar) -> Tensor:
+        return self.mul(other)
+
+    def __rsub__(self, other: Scalar) -> Tensor:
+        return self.neg().add(other)
+
+    def __pow__(self, exponent: Scalar) -> Tensor:
+        return self.powf_scalar(exponent)
+
+
+# ----- recording -----------------------------------------------------------------
+
+
+def _record(
+    op: str,
+    inputs: Sequence[Tensor],
+    out: mx.array,
+    device: Device,
+    backward: Callable[[mx.array], Sequence[mx.array]],
+    detail: str | None = None,
+) -> Tensor:
+    """Wrap `out` as the output of `op` and record its node (Burn: `Backward::prepare`).
+
+    Plain inputs are untracked constants (Burn 0.22.1). If no input is autodiff,
+    nothing is recorded and the output is plain.
+    """
+    if not any(t.node is not None for t in inputs):
+        return Tensor(out, device.inner())
+    device = device.autodiff()
+    tracked = [i for i, t in enumerate(inputs) if t.node is not None and t.node.requirement is not Requirement.NONE]
+    shape = tuple(out.shape)
+    if not tracked:
+        node = Node(next_node_id(), Requirement.NONE, (), op, device, shape, UNTRACKED_STEP, detail=detail)
+        return Tensor(out, device, node)
+
+    def step_backward(g: mx.array) -> list[mx.array]:
+        grads = backward(g)
+        return [grads[i] for i in tracked]
+
+    parents = tuple(inputs[i].node for i in tracked)  # type: ignore[misc]
+    node = Node(
+        next_node_id(),
+        Requirement.GRAD_IN_BACKWARD,
+        parents,
+        op,
+        device,
+        shape,
+        Step("ops", step_backward),
+        detail=detail,
+        untracked_inputs=len(inputs) - len(tracked),
+    )
+    return Tensor(out, device, node)
+
+
+def _unary(op: str, x: Tensor, out: mx.array, backward: Callable[[mx.array], mx.array]) -> Tensor:
+    return _record(op, (x,), out, x.device, lambda g: (backward(g),))
+
+
+def _pair(op: str, a: Tensor, b: object, broadcast: bool = True) -> tuple[Tensor, Tensor]:
+    """Check that `a` and `b` can meet in `op`: both tensors, one device, compatible shapes."""
+    if not isinstance(b, Tensor):
+        raise TypeError(f"`{op}` expects a Tensor, got {type(b).__name__}.")
+    if a.device != b.device:
+        raise DeviceMismatchError(
+            f"Cannot `{op}` tensors on two devices: {a.device.name} and {b.device.name}. "
+            "Move one with `to_device` (or `fork` for a model) so both are on the same device."
+        )
+    if broadcast:
+        _broadcast_shape(op, a.shape, b.shape)
+    return a, b
+
+
+def _binary(op: str, a: Tensor, b: Tensor, out: mx.array, backward: BackwardFn) -> Tensor:
+    return _record(op, (a, b), out, a.device, backward)
+
+
+def _scalar(value: object, op: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"`{op}` expects a Tensor or a number, got {type(value).__name__}.")
+    return float(value)
+
+
+def _fit(grad: mx.array, x: Tensor) -> mx.array:
+    """Sum a broadcast gradient back down to the shape of the input it belongs to."""
+    shape = x.array.shape
+    if grad.shape == shape:
+        return grad
+    extra = grad.ndim - len(shape)
+    if extra > 0:
+        grad = mx.sum(grad, axis=tuple(range(extra)))
+    widened = tuple(i for i, n in enumerate(shape) if n == 1 and grad.shape[i] != 1)
+    if widened:
+        grad = mx.sum(grad, axis=widened, keepdims=True)
+    return grad
+
+
+def _broadcast_shape(op: str, a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
+    out = []
+    for i in range(1, max(len(a), len(b)) + 1):
+        x = a[-i] if i <= len(a) else 1
+        y = b[-i] if i <= len(b) else 1
+        if x != y and 1 not in (x, y):
+            raise ShapeError(
+                f"Cannot `{op}` shapes {list(a)} and {list(b)}: dim {-i} has sizes {x} and {y}, "
+                "and broadcasting needs them equal or one of them 1. Reshape one operand."
+            )
+        out.append(max(x, y))
+    return tuple(reversed(out))
+
+
+def _check_dim(x: Tensor, dim: int, op: str) -> None:
+    if not isinstance(dim, int) or not 0 <= dim < x.ndim:
+        raise ShapeError(
+            f"{op}({dim}) on a tensor of shape {x.dims()}: dim must be one of "
+            f"0..{x.ndim - 1}."
+        )
+
+
+def _valid_shape(shape: Sequence[int], what: str) -> tuple[int, ...]:
+    dims = tuple(shape)
+    if not dims or not all(isinstance(n, int) and n > 0 for n in dims):
+        raise ShapeError(
+            f"{what}: shape {list(dims)} is not valid; give one or more positive sizes, "
+            "e.g. [32, 4]."
+        )
+    return dims
+
+
+def _untracked_backward_message(x: Tensor) -> str:
+    burn = (
+        "Tensor::backward requires a tracked autodiff tensor; call "
+        "Tensor::autodiff().require_grad() on the source leaf before computing the output"
+    )
+    if x.node is None:
+        where = f"this tensor is on the plain device {x.device.name}, so nothing was recorded"
+    else:
+        where = (
+            f"this tensor (NodeId({x.node.id}), on {x.device.name}) has no tracked ancestor: no "
+            "tensor it was computed from requires grad"
+        )
+    return (
+        f"{burn}\n\nWhat happened: {where}. If the model's parameters came from a plain device, "
+        "`to_device` and `fork` leave them plain: call `.train()` on the model after moving it "
+        "(check with `model.weight.is_require_grad()`)."
+    )
+
+
+def is_finite(x: Tensor) -> bool:
+    """True when every value of `x` is finite (no NaN, no infinity)."""
+    return bool(mx.all(mx.isfinite(x.array)).item())
