@@ -1,0 +1,132 @@
+"""A step-0 guard to drop into a training loop: stop before any training is wasted.
+
+The article's three checks, as code. After moving the model, every parameter
+must be a GRAD leaf. From step 0 on, the gradient count must equal the
+parameter count; zero means the optimizer will change nothing, so stop at
+once. And a "tape consumed" error in a loop with one backward per step points
+at a `to_device` node, not at retain_graph.
+"""
+
+from __future__ import annotations
+
+import math
+
+from .errors import AutodiffError, NonFiniteLossError, TapeConsumedError
+from .module import Module, check_module
+from .optim import GradientsParams
+
+
+class NotTrainableError(AutodiffError, RuntimeError):
+    """Some parameters of a model about to be trained are not GRAD leaves."""
+
+
+class MissingGradientsError(AutodiffError, RuntimeError):
+    """A training step collected fewer gradients than the model has parameters."""
+
+
+def why_not_trainable(model: Module) -> dict[str, str]:
+    """For each parameter that is not a GRAD leaf, say what it is instead and how to fix it."""
+    model = check_module(model, "why_not_trainable")
+    reasons = {}
+    for name, param in model.named_params():
+        tensor = param.val()
+        if tensor.is_require_grad():
+            continue
+        node = tensor.node
+        if node is None:
+            reasons[name] = (
+                f"a plain tensor on {tensor.device.name}: nothing is recorded; "
+                "call `.train()` on the model after moving it"
+            )
+        elif node.op == "to_device":
+            reasons[name] = (
+                f"the output of `to_device` (NodeId({node.id}), {node.detail}), not a leaf; "
+                "move the model with `fork(device)` instead"
+            )
+        else:
+            reasons[name] = (
+                f"NodeId({node.id}) ({node.op}, {node.requirement.value}), not a GRAD leaf; "
+                "rebuild it as a leaf with `.detach().require_grad()`"
+            )
+    return reasons
+
+
+def assert_trainable(model: Module) -> None:
+    """Raise NotTrainableError unless every parameter requires grad (call it right after the move)."""
+    reasons = why_not_trainable(model)
+    if reasons:
+        lines = "\n".join(f"  - {name}: {why}" for name, why in reasons.items())
+        raise NotTrainableError(
+            f"{len(reasons)} of {model.num_params()} parameters will get no gradient:\n{lines}"
+        )
+
+
+class TrainingGuard:
+    """Checks each step of a loop; raises at the first step that cannot train.
+
+    ```
+    guard = TrainingGuard(model)            # checks require_grad right away
+    for step in range(steps):
+        loss = ...; value = loss.into_scalar()
+        grads = guard.backward(step, loss, model)   # backward + from_grads + checks
+        model = optim.step(lr, model, grads)
+    ```
+    """
+
+    def __init__(self, model: Module, check_flags: bool = True) -> None:
+        self.expected = check_module(model, "TrainingGuard").num_params()
+        self.backward_calls = 0
+        if check_flags:
+            assert_trainable(model)
+
+    def check_loss(self, step: int, value: float) -> None:
+        """Stop on a NaN or infinite loss, naming the step."""
+        if not math.isfinite(value):
+            raise NonFiniteLossError(
+                f"step {step}: the loss is {value}. Training would go on with garbage; lower the "
+                "learning rate or check the inputs for NaN/inf."
+            )
+
+    def check_gradients(self, step: int, grads: GradientsParams, model: Module) -> None:
+        """Stop unless every parameter got a gradient."""
+        if len(grads) == self.expected:
+            return
+        got = set(grads.param_ids())
+        missing = [name for name, param in model.named_params() if param.id not in got]
+        hint = ""
+        reasons = why_not_trainable(model)
+        if reasons:
+            hint = " Why: " + "; ".join(f"{name} is {why}" for name, why in reasons.items()) + "."
+        raise MissingGradientsError(
+            f"step {step}: {len(grads)} gradient(s) for {self.expected} parameters; no gradient "
+            f"for {', '.join(missing)}. The optimizer would change nothing for them.{hint}"
+        )
+
+    def backward(self, step: int, loss: object, model: Module) -> GradientsParams:
+        """Run `loss.backward()`, collect GradientsParams, and check loss and counts."""
+        from .tensor import Tensor
+
+        if not isinstance(loss, Tensor):
+            raise TypeError(f"TrainingGuard.backward expects the loss Tensor, got {type(loss).__name__}.")
+        self.check_loss(step, loss.into_scalar())
+        self.backward_calls += 1
+        try:
+            grads = GradientsParams.from_grads(loss.backward(), model)
+        except TapeConsumedError as error:
+            raise TapeConsumedError(explain_tape_consumed(error, self.backward_calls, step), error.node) from error
+        self.check_gradients(step, grads, model)
+        return grads
+
+
+def explain_tape_consumed(error: TapeConsumedError, backward_calls: int, step: int) -> str:
+    """Add the article's advice: one backward per step and a consumed node means `to_device`."""
+    node = error.node
+    advice = (
+        f"\n\nGuard: step {step}, backward call #{backward_calls} of this loop, one per step. "
+        "With one backward per step, a consumed node is one the steps share: "
+    )
+    if getattr(node, "op", None) == "to_device":
+        advice += f"here the model's parameter '{node.label}' is a `to_device` output. Use `fork`."
+    else:
+        advice += "look for a tensor computed once, before the loop, and reused in every step."
+    return f"{error}{advice}"
