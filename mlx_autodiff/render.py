@@ -1,0 +1,121 @@
+"""DOT text in, inline SVG out: the `Graph` every picture in the book is.
+
+A graph is built once as DOT text, which is deterministic and can be compared
+in tests; rendering happens only when someone looks. The renderer is a system
+Graphviz `dot` when there is one, else the `graphviz-pure` executable that
+`pip install graphviz-pure` puts next to Python.
+
+Notebooks get the SVG inline, as HTML, never as an image: Jupyter Book turns
+image/svg+xml outputs into `<img>` tags, which kill the links and tooltips
+inside the drawing (jupyter-book issue #855).
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from .errors import AutodiffError
+
+FONT = "Helvetica"
+"""The font named in DOT. Both renderers know its metrics, so boxes fit their text."""
+
+BROWSER_FONTS = "Helvetica,Arial,sans-serif"
+"""What the SVG asks browsers for, so machines without Helvetica still get a sans-serif."""
+
+
+class RendererNotFoundError(AutodiffError, RuntimeError):
+    """Neither a system Graphviz `dot` nor the pip-installed `graphviz-pure` was found."""
+
+
+class RenderFailedError(AutodiffError, RuntimeError):
+    """The renderer ran but refused the DOT text (its own message is included)."""
+
+
+class Graph:
+    """A picture of a graph: its title, its DOT text, and its SVG on demand.
+
+    The DOT text is fixed when the Graph is made; `svg()` renders it once and
+    keeps the result.
+    """
+
+    def __init__(self, title: str, dot: str) -> None:
+        self.title = title
+        self.dot = dot
+        self._svg: str | None = None
+
+    def svg(self) -> str:
+        """The rendered SVG document (cached after the first call)."""
+        if self._svg is None:
+            self._svg = render_svg(self.dot)
+        return self._svg
+
+    def _repr_html_(self) -> str:
+        """Jupyter's display hook: the SVG inline, so links and tooltips keep working."""
+        return inline_svg(self.svg())
+
+    def __repr__(self) -> str:
+        return f"<Graph {self.title!r}: {self.dot.count(' [')} statements of DOT>"
+
+
+def find_renderer() -> Path:
+    """The executable that turns DOT into SVG: system `dot` first, then `graphviz-pure`."""
+    system = shutil.which("dot")
+    if system:
+        return Path(system)
+    beside_python = shutil.which("graphviz-pure", path=str(Path(sys.executable).parent))
+    pure = beside_python or shutil.which("graphviz-pure")
+    if pure:
+        return Path(pure)
+    raise RendererNotFoundError(
+        "No Graphviz renderer found: there is no `dot` on PATH and no `graphviz-pure` next to "
+        f"{sys.executable} or on PATH. Install one: `pip install graphviz-pure` (no system "
+        "packages needed), or Graphviz itself (`brew install graphviz`, `apt install graphviz`). "
+        "The DOT text is still available as `graph.dot`."
+    )
+
+
+def render_svg(dot: str) -> str:
+    """Render DOT text to an SVG document, with browser-friendly font names."""
+    renderer = find_renderer()
+    done = subprocess.run(
+        [str(renderer), "-Tsvg"], input=dot, capture_output=True, text=True, timeout=120, check=False
+    )
+    if done.returncode != 0 or "<svg" not in done.stdout:
+        raise RenderFailedError(
+            f"{renderer.name} could not render this graph (exit status {done.returncode}): "
+            f"{done.stderr.strip()[:500]}. Check the DOT text in `graph.dot`."
+        )
+    return re.sub(r'font-family="[^"]*"', f'font-family="{BROWSER_FONTS}"', done.stdout)
+
+
+def inline_svg(svg: str) -> str:
+    """The `<svg>` element alone, scaled down to fit narrow pages, ready to embed in HTML."""
+    start = svg.find("<svg")
+    element = svg[start:].strip()
+    return element.replace("<svg", '<svg style="max-width:100%;height:auto"', 1)
+
+
+def quote(text: str) -> str:
+    """A DOT double-quoted string."""
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def html(text: str) -> str:
+    """Text made safe for a DOT HTML-like label."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
+
+
+class Html(str):
+    """An HTML-like label, written between `<` and `>` instead of quotes."""
+
+
+def attributes(attrs: dict[str, str | int | float]) -> str:
+    """`[a="1", label=<...>]`, in insertion order, so the DOT text is stable."""
+    parts = []
+    for key, value in attrs.items():
+        parts.append(f"{key}=<{value}>" if isinstance(value, Html) else f"{key}={quote(str(value))}")
+    return "[" + ", ".join(parts) + "]"
