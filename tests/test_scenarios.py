@@ -1,0 +1,340 @@
+"""The seven relocation methods reproduce the article's table, in one process and one process each."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from mlx_autodiff import scenarios
+from mlx_autodiff.scenarios import (
+    EXTRA_SCENARIOS,
+    OUTCOMES,
+    SCENARIOS,
+    RunError,
+    RunRecord,
+    Scenario,
+    StepRecord,
+    UnknownScenarioError,
+    main,
+    run,
+    run_all,
+)
+
+REPO = Path(__file__).resolve().parents[1]
+
+# The article's table (its "七种搬法" output): flag, gradients per completed step, error type and step.
+ARTICLE = {
+    "direct": (True, [2, 2, 2, 2, 2], None),
+    "ad-to_device": (False, [0], ("TapeConsumedError", 1)),
+    "plain-to_device": (False, [], ("UntrackedBackwardError", 0)),
+    "lazy-to_device": (True, [2, 2, 2, 2, 2], None),
+    "ad-fork": (True, [2, 2, 2, 2, 2], None),
+    "plain-fork": (False, [], ("UntrackedBackwardError", 0)),
+    "plain-to_device-train": (True, [2, 2, 2, 2, 2], None),
+}
+
+ARTICLE_LABELS = {
+    "direct": "built on the GPU",
+    "ad-to_device": "flex.autodiff -> to_device",
+    "plain-to_device": "flex -> to_device",
+    "lazy-to_device": "lazy -> to_device",
+    "ad-fork": "flex.autodiff -> fork",
+    "plain-fork": "flex -> fork",
+    "plain-to_device-train": "flex -> to_device.train()",
+}
+
+
+@pytest.fixture(scope="module")
+def records() -> dict[str, RunRecord]:
+    return {r.name: r for r in run_all()}
+
+
+@pytest.fixture(scope="module")
+def isolated_records() -> dict[str, RunRecord]:
+    return {r.name: r for r in run_all(isolated=True)}
+
+
+def check_against_article(record: RunRecord) -> None:
+    flag, grads, error = ARTICLE[record.name]
+    assert record.label == ARTICLE_LABELS[record.name]
+    assert record.require_grad is flag
+    assert [s.grads for s in record.steps] == grads
+    assert [s.step for s in record.steps] == list(range(len(grads)))
+    if error is None:
+        assert record.error is None, record.error
+    else:
+        assert record.error is not None, "the run should have raised"
+        assert (record.error.type, record.error.step) == error
+
+
+def test_the_seven_are_the_articles_in_its_order() -> None:
+    assert list(SCENARIOS) == list(ARTICLE)
+    assert {name: s.label for name, s in SCENARIOS.items()} == ARTICLE_LABELS
+    assert not set(EXTRA_SCENARIOS) & set(SCENARIOS)
+
+
+@pytest.mark.parametrize("name", list(ARTICLE))
+def test_in_process_run_matches_the_article(records: dict[str, RunRecord], name: str) -> None:
+    check_against_article(records[name])
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", list(ARTICLE))
+def test_isolated_run_matches_the_article(isolated_records: dict[str, RunRecord], name: str) -> None:
+    check_against_article(isolated_records[name])
+
+
+@pytest.mark.slow
+def test_isolated_tape_consumed_at_the_articles_node(isolated_records: dict[str, RunRecord]) -> None:
+    """In a fresh process node ids start at 0, so the bias's to_device output is NodeId(3)."""
+    error = isolated_records["ad-to_device"].error
+    assert error is not None and "NodeId(3)" in error.message.splitlines()[0]
+
+
+@pytest.mark.slow
+def test_isolated_losses_equal_in_process_ones(
+    records: dict[str, RunRecord], isolated_records: dict[str, RunRecord]
+) -> None:
+    for name in ARTICLE:
+        assert [s.loss for s in isolated_records[name].steps] == [s.loss for s in records[name].steps]
+
+
+def test_outcomes_of_the_seven(records: dict[str, RunRecord]) -> None:
+    outcomes = {name: r.outcome for name, r in records.items()}
+    assert outcomes == {
+        "direct": "trains",
+        "ad-to_device": "silent-then-crash",
+        "plain-to_device": "crash-at-step-0",
+        "lazy-to_device": "trains",
+        "ad-fork": "trains",
+        "plain-fork": "crash-at-step-0",
+        "plain-to_device-train": "trains",
+    }
+
+
+def test_training_lowers_the_loss(records: dict[str, RunRecord]) -> None:
+    for record in records.values():
+        if record.outcome == "trains":
+            losses = [s.loss for s in record.steps]
+            assert losses == sorted(losses, reverse=True), f"{record.name}: {losses}"
+            assert all(math.isfinite(v) and v > 0 for v in losses)
+
+
+def test_same_run_twice_gives_the_same_numbers() -> None:
+    for name in ("direct", "ad-to_device", "ad-fork"):
+        first, second = run(name), run(name)
+        assert [s.loss for s in first.steps] == [s.loss for s in second.steps]
+
+
+def test_seeding_is_per_device() -> None:
+    """Built on flex then moved, and built on metal: different first losses, same seeds."""
+    assert run("ad-fork").steps[0].loss != run("direct").steps[0].loss
+
+
+def test_snapshots_before_and_after_each_step(records: dict[str, RunRecord]) -> None:
+    for name, record in records.items():
+        attempted = len(record.steps) + (record.error is not None)
+        expected = [(k, phase) for k in range(attempted) for phase in ("before", "after")]
+        assert [(s.step, s.phase) for s in record.snapshots] == expected, name
+        for s in record.snapshots:
+            assert s.graph.title == f"{name}: step {s.step}, {s.phase} backward"
+            assert s.graph.dot.startswith("digraph")
+
+
+def test_snapshot_of_a_failed_backward_names_the_error(records: dict[str, RunRecord]) -> None:
+    for name in ("ad-to_device", "plain-to_device"):
+        record = records[name]
+        assert record.error is not None
+        last = record.snapshots[-1]
+        assert (last.step, last.phase) == (record.error.step, "after")
+        assert record.error.type in last.graph.dot
+
+
+def test_snapshots_are_taken_at_the_time(records: dict[str, RunRecord]) -> None:
+    """Before backward nothing is consumed; after it the graph says so (the DOT is frozen)."""
+    before, after = records["direct"].snapshots[:2]
+    assert "consumed" not in before.graph.dot
+    assert "consumed" in after.graph.dot
+
+
+def test_json_round_trip(records: dict[str, RunRecord]) -> None:
+    for record in records.values():
+        again = RunRecord.from_json(record.to_json())
+        for attr in ("name", "label", "require_grad", "steps", "error", "planned_steps"):
+            assert getattr(again, attr) == getattr(record, attr)
+        assert [(s.step, s.phase, s.graph.title, s.graph.dot) for s in again.snapshots] == [
+            (s.step, s.phase, s.graph.title, s.graph.dot) for s in record.snapshots
+        ]
+        assert again.outcome == record.outcome
+        assert "\n" not in record.to_json()
+
+
+def test_the_extra_scenario_is_one_entry_and_trains() -> None:
+    scenario = EXTRA_SCENARIOS["ad-valid-to_device-train"]
+    assert scenario.moves == ("valid", "to_device", "train")
+    record = run("ad-valid-to_device-train")
+    assert record.require_grad is True
+    assert [s.grads for s in record.steps] == [2] * 5
+    assert record.outcome == "trains"
+
+
+def test_a_scenario_defined_on_the_spot_runs() -> None:
+    """Scenarios are data: any build, read and moves, here train() on an autodiff model."""
+    record = run(Scenario("ad-train", "flex.autodiff -> train()", "flex.autodiff", True, ("train",)), steps=2)
+    assert record.error is not None
+    assert (record.error.type, record.error.step) == ("AlreadyAutodiffError", None)
+    assert record.require_grad is None and record.steps == []
+    assert record.outcome == "crash-before-training"
+
+
+def test_no_grad_move_crashes_at_step_0() -> None:
+    record = run(Scenario("no-grad", "no_grad", "metal.autodiff", True, ("no_grad",)))
+    assert record.require_grad is False
+    assert record.outcome == "crash-at-step-0"
+
+
+def test_one_step_of_ad_to_device_looks_fine_but_trains_nothing() -> None:
+    """The article's point: a single-step smoke test sees no error, only 0 gradients."""
+    record = run("ad-to_device", steps=1)
+    assert record.error is None
+    assert [s.grads for s in record.steps] == [0]
+    assert record.outcome == "no-gradients"
+
+
+def test_outcome_names_cover_every_case() -> None:
+    def rec(grads: list[int], error_step: int | None | str = "none") -> RunRecord:
+        steps = [StepRecord(k, 1.0, g) for k, g in enumerate(grads)]
+        error = None if error_step == "none" else RunError("E", "m", error_step)  # type: ignore[arg-type]
+        return RunRecord("x", "x", True, steps, error)
+
+    cases = {
+        "trains": rec([2, 2]),
+        "no-gradients": rec([0, 0]),
+        "silent-then-crash": rec([0], 1),
+        "crash-at-step-0": rec([], 0),
+        "crash-later": rec([2, 2], 2),
+        "crash-before-training": rec([], None),
+    }
+    assert {name: r.outcome for name, r in cases.items()} == {name: name for name in cases}
+    assert set(cases) == set(OUTCOMES)
+
+
+def test_non_finite_loss_stops_the_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    class NanLoss(scenarios.MseLoss):
+        def forward(self, pred, target, reduction=scenarios.Reduction.MEAN):  # type: ignore[no-untyped-def]
+            return super().forward(pred, target, reduction) * math.nan
+
+    monkeypatch.setattr(scenarios, "MseLoss", NanLoss)
+    record = run("direct")
+    assert record.error is not None
+    assert (record.error.type, record.error.step) == ("NonFiniteLossError", 0)
+    assert record.steps == []
+
+
+def test_only_engine_errors_are_recorded(monkeypatch: pytest.MonkeyPatch) -> None:
+    class Broken:
+        @staticmethod
+        def from_grads(grads, module):  # type: ignore[no-untyped-def]
+            raise ZeroDivisionError("a bug, not an engine error")
+
+    monkeypatch.setattr(scenarios, "GradientsParams", Broken)
+    with pytest.raises(ZeroDivisionError):
+        run("direct")
+
+
+def test_unknown_names_are_refused() -> None:
+    with pytest.raises(UnknownScenarioError, match="valid names: direct, ad-to_device"):
+        run("to_gpu")
+    with pytest.raises(UnknownScenarioError):
+        scenarios.run_isolated("to_gpu")
+    with pytest.raises(ValueError, match="steps"):
+        run("direct", steps=-1)
+
+
+def test_article_line_has_the_articles_format() -> None:
+    """Lines copied from the article's output, rebuilt from the numbers it printed."""
+    direct = RunRecord(
+        "direct",
+        "built on the GPU",
+        True,
+        [StepRecord(k, v, 2) for k, v in enumerate([2.0250, 1.6701, 1.3634, 1.1043, 0.8904])],
+    )
+    assert direct.article_line() == (
+        "built on the GPU           require_grad true  loss(grads): "
+        "2.0250(2) 1.6701(2) 1.3634(2) 1.1043(2) 0.8904(2)"
+    )
+    crashed = RunRecord(
+        "plain-fork",
+        "flex -> fork",
+        False,
+        [],
+        RunError("UntrackedBackwardError", "Tensor::backward requires a tracked autodiff tensor\nmore", 0),
+    )
+    assert crashed.article_line() == (
+        "flex -> fork               require_grad false loss(grads):\n"
+        "UntrackedBackwardError: Tensor::backward requires a tracked autodiff tensor"
+    )
+
+
+# ----- command line ----------------------------------------------------------------
+
+
+def test_cli_prints_every_method_and_a_summary(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([]) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    for name, (flag, grads, error) in ARTICLE.items():
+        line = next(line for line in lines if line.startswith(ARTICLE_LABELS[name] + " "))
+        assert f"require_grad {str(flag).lower()}" in line
+        assert [int(c) for c in re.findall(r" [0-9.]+\((\d+)\)", line)] == grads
+        row = next(line for line in lines if line.split() and line.split()[0] == name)
+        if error is not None:
+            assert f"{error[0]}@step {error[1]}" in row
+            assert f"{error[0]}: " in out
+    assert "outcome" in out and "silent-then-crash" in out
+
+
+def test_cli_selects_methods_by_name(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["ad-fork", "ad-valid-to_device-train"]) == 0
+    out = capsys.readouterr().out
+    assert "flex.autodiff -> fork " in out and "valid -> to_device.train()" in out
+    assert "built on the GPU" not in out
+
+
+def test_cli_json_prints_records(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--json", "--steps", "2", "ad-to_device", "direct"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [json.loads(line)["name"] for line in lines] == ["ad-to_device", "direct"]
+    assert [s.grads for s in RunRecord.from_json(lines[1]).steps] == [2, 2]
+
+
+def test_cli_unknown_name_exits_2_listing_valid_names(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exit_info:
+        main(["direct", "to_gpu"])
+    assert exit_info.value.code == 2
+    err = capsys.readouterr().err
+    assert "to_gpu" in err
+    assert all(name in err for name in [*SCENARIOS, *EXTRA_SCENARIOS])
+
+
+@pytest.mark.slow
+def test_cli_as_a_module_isolated() -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "mlx_autodiff.scenarios", "--isolated", "ad-to_device", "ad-fork"],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        check=True,
+    )
+    assert "flex.autodiff -> to_device require_grad false loss(grads):" in done.stdout
+    assert (
+        "TapeConsumedError: Cannot run backward: graph tape has already been consumed at NodeId(3)"
+        in done.stdout
+    )
+    assert "flex.autodiff -> fork      require_grad true " in done.stdout
