@@ -15,23 +15,55 @@ NEUTRAL = {"fillcolor": "#e3f2fd", "color": "#1565c0"}
 
 # (DOT name, words, chapter page, tooltip, colours)
 STEPS = [
-    ("initialized", "Parameters initialized\non the CPU", "01-initialized.html",
-     "Chapter 1: an autodiff Linear built and read on flex, so its weight and bias exist as leaves.",
-     NEUTRAL),
-    ("choice", "to_device\nor fork?", "02-to_device-or-fork.html",
-     "Chapter 2: two ways to move a model to metal, and why they look alike.", NEUTRAL),
-    ("not_a_leaf", "The parameter is\nto_device's output", "03-not-a-leaf.html",
-     "Chapter 3: to_device records an op, so each parameter is GradInBackward, not a leaf.", FAILING),
-    ("step0", "Step 0:\n0 gradients", "04-step-0.html",
-     "Chapter 4: backward works, but the gradients land on the CPU originals; Adam changes nothing.",
-     FAILING),
-    ("step1", "Step 1:\ntape consumed", "05-step-1.html",
-     "Chapter 5: backward reaches NodeId(3) again, whose step step 0 consumed: TapeConsumedError.",
-     FAILING),
-    ("fork", "The parameter is a leaf\non the new device", "06-fork.html",
-     "Chapter 6: fork moves, detaches and requires grad again: fresh leaves on metal.", WORKING),
-    ("trains", "Training works", "07-training-works.html",
-     "Chapter 7: two gradients per step, and the loss goes down.", WORKING),
+    (
+        "initialized",
+        "Parameters initialized\non the CPU",
+        "01-initialized.html",
+        "Chapter 1: an autodiff Linear built and read on flex, so its weight and bias exist as leaves.",
+        NEUTRAL,
+    ),
+    (
+        "choice",
+        "to_device\nor fork?",
+        "02-to_device-or-fork.html",
+        "Chapter 2: two ways to move a model to metal, and why they look alike.",
+        NEUTRAL,
+    ),
+    (
+        "not_a_leaf",
+        "The parameter is\nto_device's output",
+        "03-not-a-leaf.html",
+        "Chapter 3: to_device records an op, so each parameter is GradInBackward, not a leaf.",
+        FAILING,
+    ),
+    (
+        "step0",
+        "Step 0:\n0 gradients",
+        "04-step-0.html",
+        "Chapter 4: backward works, but the gradients land on the CPU originals; Adam changes nothing.",
+        FAILING,
+    ),
+    (
+        "step1",
+        "Step 1:\ntape consumed",
+        "05-step-1.html",
+        "Chapter 5: backward reaches NodeId(3) again, whose step step 0 consumed: TapeConsumedError.",
+        FAILING,
+    ),
+    (
+        "fork",
+        "The parameter is a leaf\non the new device",
+        "06-fork.html",
+        "Chapter 6: fork moves, detaches and requires grad again: fresh leaves on metal.",
+        WORKING,
+    ),
+    (
+        "trains",
+        "Training works",
+        "07-training-works.html",
+        "Chapter 7: two gradients per step, and the loss goes down.",
+        WORKING,
+    ),
 ]
 
 EDGES = [
@@ -48,10 +80,29 @@ def flowchart(link_prefix: str = "") -> Graph:
     """The flowchart; each box links to `link_prefix + "<chapter>.html"` (same folder: no prefix)."""
     lines = [
         "digraph flowchart {",
-        "  graph " + attributes({"rankdir": "TB", "fontname": FONT, "nodesep": 0.5, "ranksep": 0.4,
-                                 "tooltip": "to_device or fork: the story in seven chapters"}) + ";",
-        "  node " + attributes({"fontname": FONT, "fontsize": 12, "shape": "box",
-                                "style": "rounded,filled", "penwidth": 1.5, "margin": "0.2,0.1"}) + ";",
+        "  graph "
+        + attributes(
+            {
+                "rankdir": "TB",
+                "fontname": FONT,
+                "nodesep": 0.5,
+                "ranksep": 0.4,
+                "tooltip": "to_device or fork: the story in seven chapters",
+            }
+        )
+        + ";",
+        "  node "
+        + attributes(
+            {
+                "fontname": FONT,
+                "fontsize": 12,
+                "shape": "box",
+                "style": "rounded,filled",
+                "penwidth": 1.5,
+                "margin": "0.2,0.1",
+            }
+        )
+        + ";",
         "  edge " + attributes({"fontname": FONT, "fontsize": 11, "penwidth": 1.5}) + ";",
     ]
     for name, words, page, tooltip, colours in STEPS:

@@ -43,7 +43,13 @@ SHOWN_VALUES = 4
 
 # Fill, border, and (faded) fill once the node's step was consumed.
 STYLES: dict[str, dict[str, str]] = {
-    "leaf": {"shape": "box", "style": "filled", "fillcolor": "#dcedc8", "color": "#33691e", "penwidth": "1.5"},
+    "leaf": {
+        "shape": "box",
+        "style": "filled",
+        "fillcolor": "#dcedc8",
+        "color": "#33691e",
+        "penwidth": "1.5",
+    },
     "op": {"shape": "box", "style": "rounded,filled", "fillcolor": "#e3f2fd", "color": "#1565c0"},
     "to_device": {
         "shape": "box",
@@ -232,10 +238,10 @@ def _order(box: _Box) -> tuple[int, int, str]:
 def _keep(
     ordered: list[_Box], boxes: dict[str, _Box], marks: _Marks, max_nodes: int
 ) -> tuple[list[_Box], list[_Box]]:
-    """All boxes, or, for big graphs, the `max_nodes` nearest the roots (breadth first)."""
+    """All boxes, or, for big graphs, the pinned ones and the nearest to them (breadth first)."""
     if len(ordered) <= max_nodes:
         return ordered, []
-    first = [b.key for b in ordered if b.names or b.key == marks.note_on or b.key == f"n{marks.failed}"]
+    first = [b.key for b in ordered if _pinned(b, marks)]
     seen = set(first)
     queue = deque(first)
     keep: list[str] = []
@@ -249,6 +255,16 @@ def _keep(
                 queue.append(f"n{parent.id}")
     kept = set(keep)
     return [b for b in ordered if b.key in kept], [b for b in ordered if b.key not in kept]
+
+
+def _pinned(box: _Box, marks: _Marks) -> bool:
+    """Boxes a cut never hides: named tensors, parameters (GRAD leaves), the failed node."""
+    node = box.node
+    return (
+        bool(box.names)
+        or box.key == marks.note_on
+        or (node is not None and (node.requirement is Requirement.GRAD or node.id == marks.failed))
+    )
 
 
 def _graph_attributes(title: str, marks: _Marks) -> dict[str, str | int | float]:
@@ -389,7 +405,9 @@ def _summary(hidden: list[_Box], kept: list[_Box], kept_keys: set[str]) -> list[
     ops = Counter(box.node.op if box.node is not None else "plain" for box in hidden)
     counts = ", ".join(f"{op} x{n}" for op, n in sorted(ops.items()))
     label = f"... {len(hidden)} more nodes\n" + "\n".join(textwrap.wrap(counts, 40))
-    lines = ["  more " + attributes({"shape": "box", "style": "dashed", "color": MUTED, "label": label}) + ";"]
+    lines = [
+        "  more " + attributes({"shape": "box", "style": "dashed", "color": MUTED, "label": label}) + ";"
+    ]
     hidden_keys = {box.key for box in hidden}
     into, out_of = set(), set()
     for box in kept:
@@ -409,15 +427,19 @@ def _key_order(key: str) -> tuple[int, str]:
     return (int(key[1:]), "") if key.startswith("n") else (1 << 62, key)
 
 
-def _first_words(error: BaseException) -> str:
-    """The error's type and its first sentence: enough to search for, short enough to draw."""
-    first = str(error).strip().splitlines()[0] if str(error).strip() else ""
-    sentence = first.split(". ")[0].split("; ")[0].rstrip(".")
-    return f"{type(error).__name__}: {sentence}"
+def _first_words(error: BaseException) -> list[str]:
+    """The error's type and first sentence, one clause a line, so the words stay searchable."""
+    text = str(error).strip()
+    sentence = text.splitlines()[0].split(". ")[0].split("; ")[0].rstrip(".") if text else ""
+    lines = [f"{type(error).__name__}:"]
+    clauses = sentence.split(": ")
+    for clause in [c + ":" for c in clauses[:-1]] + clauses[-1:]:
+        lines += textwrap.wrap(clause, 52)
+    return lines
 
 
-def _wrapped(text: str, newline: str) -> str:
-    return newline.join(html(line) for line in textwrap.wrap(text, 44))
+def _wrapped(lines: list[str], newline: str) -> str:
+    return newline.join(html(line) for line in lines)
 
 
 def _note(marks: _Marks) -> list[str]:
@@ -472,4 +494,3 @@ def _legend_row(swatch: str, words: str) -> str:
 
 def _swatch(text: str, color: str) -> str:
     return f'<td border="0"><font color="{color}">{text}</font></td>'
-
