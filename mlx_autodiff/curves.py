@@ -63,12 +63,19 @@ def _draw(ax: Axes, record: RunRecord, colour: str, compact: bool) -> None:
             fontsize=8 if compact else 9,
             color=colour,
         )
-    failed_at = record.error.step if record.error is not None and record.error.step is not None else 0
-    last = max([record.planned_steps - 1, *steps, failed_at])
-    ax.set_xlim(-0.5, last + 0.5)
-    ax.set_xticks(range(last + 1))
     if record.error is not None:
         _mark_error(ax, record, compact)
+
+
+def _last_step(record: RunRecord) -> int:
+    """The last step the x axis must show: every planned step, and the one that raised."""
+    failed_at = record.error.step if record.error is not None and record.error.step is not None else 0
+    return max([record.planned_steps - 1, *(s.step for s in record.steps), failed_at])
+
+
+def _show_steps(ax: Axes, last: int) -> None:
+    ax.set_xlim(-0.5, last + 0.5)
+    ax.set_xticks(range(last + 1))
 
 
 def _mark_error(ax: Axes, record: RunRecord, compact: bool) -> None:
@@ -109,6 +116,7 @@ def loss_curve(record: RunRecord) -> Figure:
     fig = _new_figure(6.4, 3.6)
     ax = fig.add_subplot()
     _draw(ax, record, OUTCOME_COLOURS[record.outcome], compact=False)
+    _show_steps(ax, _last_step(record))
     ax.set_title(record.label)
     ax.set_xlabel("training step")
     ax.set_ylabel("MSE loss")
@@ -136,6 +144,8 @@ def small_multiples(records: Sequence[RunRecord], ncols: int = 4) -> Figure:
         ax.tick_params(labelsize=8, labelleft=True, labelbottom=True)
         ax.margins(y=0.18)
         ax.grid(alpha=0.3)
+    if records:  # the x axis is shared: set it once, wide enough for every run
+        _show_steps(axes[0], max(_last_step(r) for r in records))
     fig.supxlabel("training step", fontsize=9)
     fig.supylabel("MSE loss", fontsize=9)
     _add_key(fig, records, spare=axes[len(records) :])

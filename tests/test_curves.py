@@ -1,0 +1,126 @@
+"""Loss curves say what the article's lines say: losses, gradient counts, and where a run raised."""
+
+from __future__ import annotations
+
+import matplotlib
+import matplotlib.pyplot as plt
+import pytest
+from matplotlib.axes import Axes
+from matplotlib.collections import PathCollection
+from matplotlib.colors import to_rgb
+
+from mlx_autodiff.curves import OUTCOME_COLOURS, inline_svg, loss_curve, small_multiples
+from mlx_autodiff.scenarios import RunRecord, run, run_all
+
+
+@pytest.fixture(scope="module")
+def records() -> dict[str, RunRecord]:
+    return {r.name: r for r in run_all(steps=5)}
+
+
+def texts(ax: Axes) -> list[str]:
+    return [t.get_text() for t in ax.texts]
+
+
+def error_markers(ax: Axes) -> list[PathCollection]:
+    return [c for c in ax.collections if isinstance(c, PathCollection)]
+
+
+def test_loss_curve_of_a_training_run(records: dict[str, RunRecord]) -> None:
+    record = records["direct"]
+    fig = loss_curve(record)
+    (ax,) = fig.axes
+    (line,) = ax.get_lines()
+    assert list(line.get_xdata()) == [0, 1, 2, 3, 4]
+    assert list(line.get_ydata()) == [s.loss for s in record.steps]
+    assert texts(ax).count("2 grads") == 5
+    assert ax.get_title() == "built on the GPU"
+    assert (ax.get_xlabel(), ax.get_ylabel()) == ("training step", "MSE loss")
+    assert error_markers(ax) == []
+
+
+def test_loss_curve_marks_the_step_that_raised(records: dict[str, RunRecord]) -> None:
+    fig = loss_curve(records["ad-to_device"])
+    (ax,) = fig.axes
+    (line,) = ax.get_lines()
+    assert len(line.get_xdata()) == 1
+    assert "0 grads" in texts(ax)
+    (marker,) = error_markers(ax)
+    assert marker.get_offsets()[0][0] == 1  # at step 1
+    assert any("TapeConsumedError" in t and "step 1" in t for t in texts(ax))
+
+
+def test_loss_curve_of_a_run_with_no_completed_step(records: dict[str, RunRecord]) -> None:
+    fig = loss_curve(records["plain-fork"])
+    (ax,) = fig.axes
+    (line,) = ax.get_lines()
+    assert len(line.get_xdata()) == 0
+    (marker,) = error_markers(ax)
+    assert marker.get_offsets()[0][0] == 0
+    assert any("UntrackedBackwardError" in t and "step 0" in t for t in texts(ax))
+    assert list(ax.get_xticks()) == [0, 1, 2, 3, 4]  # the steps it was meant to run are still shown
+
+
+def test_small_multiples_one_panel_per_method_coloured_by_outcome(records: dict[str, RunRecord]) -> None:
+    seven = list(records.values())
+    fig = small_multiples(seven)
+    assert len(fig.axes) == 7
+    for ax, record in zip(fig.axes, seven, strict=True):
+        assert ax.get_title() == record.label
+        (line,) = ax.get_lines()
+        assert len(line.get_xdata()) == len(record.steps)
+        assert to_rgb(line.get_color()) == to_rgb(OUTCOME_COLOURS[record.outcome])
+        assert texts(ax).count("(2)") == sum(s.grads == 2 for s in record.steps)
+    red, green, blue = to_rgb(OUTCOME_COLOURS["trains"])
+    assert green > max(red, blue)
+    red, green, blue = to_rgb(OUTCOME_COLOURS["crash-at-step-0"])
+    assert red > max(green, blue)
+    red, green, blue = to_rgb(OUTCOME_COLOURS["silent-then-crash"])
+    assert red > green > blue  # orange
+    shared = fig.axes[0].get_shared_y_axes()
+    assert all(shared.joined(fig.axes[0], ax) for ax in fig.axes)
+
+
+def test_small_multiples_legend_explains_the_colours(records: dict[str, RunRecord]) -> None:
+    fig = small_multiples(list(records.values()))
+    (legend,) = fig.legends
+    words = [t.get_text() for t in legend.get_texts()]
+    assert len(words) == 4  # three outcomes and the error marker
+    assert any(w.startswith("trains") for w in words)
+    assert any("silent" in w for w in words)
+    assert any("step 0" in w for w in words)
+    colours = [to_rgb(h.get_color()) for h in legend.legend_handles[:3]]
+    assert colours == [to_rgb(OUTCOME_COLOURS[o]) for o in ("trains", "silent-then-crash", "crash-at-step-0")]
+
+
+def test_inline_svg_is_inline_deterministic_and_closes_the_figure(records: dict[str, RunRecord]) -> None:
+    first = inline_svg(loss_curve(records["ad-to_device"]))._repr_html_()
+    second = inline_svg(loss_curve(records["ad-to_device"]))._repr_html_()
+    assert first.startswith("<svg")
+    assert "max-width:100%" in first.split(">", 1)[0]
+    assert "<?xml" not in first and "DOCTYPE" not in first
+    assert "<dc:date>" not in first
+    assert first == second
+
+    fig = plt.figure()
+    inline_svg(fig)
+    assert not plt.fignum_exists(fig.number)
+
+
+def test_inline_svg_offers_only_html(records: dict[str, RunRecord]) -> None:
+    shown = inline_svg(loss_curve(records["direct"]))
+    assert not hasattr(shown, "_repr_svg_")
+    assert not hasattr(shown, "_repr_png_")
+
+
+def test_curves_leave_the_global_rc_alone(records: dict[str, RunRecord]) -> None:
+    before = matplotlib.rcParams["svg.fonttype"], matplotlib.rcParams["svg.hashsalt"]
+    inline_svg(small_multiples(list(records.values())))
+    assert (matplotlib.rcParams["svg.fonttype"], matplotlib.rcParams["svg.hashsalt"]) == before
+
+
+def test_small_multiples_share_an_x_axis_wide_enough_for_every_run(records: dict[str, RunRecord]) -> None:
+    one_step = run("ad-to_device", steps=1)
+    fig = small_multiples([one_step, records["direct"]])
+    assert all(list(ax.get_xticks()) == [0, 1, 2, 3, 4] for ax in fig.axes)
+    assert len(fig.axes) == 2
