@@ -8,6 +8,7 @@ window) and rendered with Agg; `inline_svg` turns one into inline HTML.
 
 from __future__ import annotations
 
+import io
 import math
 from collections.abc import Sequence
 
@@ -189,10 +190,12 @@ class InlineSVG:
 
 
 def inline_svg(fig: Figure) -> InlineSVG:
-    """Render `fig` as SVG text, the same bytes on every run, and close it."""
-    import io
+    """Render `fig` as SVG text, the same bytes on every run, and close it.
 
-    import matplotlib.pyplot as plt
+    Closing matters for figures made with pyplot: Jupyter would show them again
+    as PNG at the end of the cell.
+    """
+    import matplotlib.pyplot as plt  # here, not at the top: importing pyplot picks a backend
 
     buffer = io.StringIO()
     with matplotlib.rc_context({"svg.hashsalt": "mlx_autodiff", "svg.fonttype": "path"}):
