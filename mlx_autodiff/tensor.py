@@ -198,7 +198,8 @@ class Tensor:
                 f"output of `{node.op}`, so gradients already flow through it to its inputs. To "
                 "get a new leaf here, call `.detach().require_grad()` (which is what `fork` does)."
             )
-        leaf = Node(node.id, Requirement.GRAD, (), "leaf", node.device, node.shape, ROOT_STEP, node.label)
+        op = node.op if node.is_leaf else "leaf"  # keep "detach", "optimizer", ... for readers
+        leaf = Node(node.id, Requirement.GRAD, (), op, node.device, node.shape, ROOT_STEP, node.label)
         return Tensor(self.array, self.device, leaf)
 
     def set_require_grad(self, require_grad: bool) -> Tensor:
