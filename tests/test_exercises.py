@@ -1,0 +1,353 @@
+"""The exercise tool: list, fork (never losing a reader's edits) and check (a fresh kernel, a time limit).
+
+The fixture book (tests/fixtures/exercise-book) has one chapter with two
+exercises: one about what `to_device` makes of a leaf, one that makes a model
+train by changing one call (the fork fix). Every test that executes a notebook
+is marked slow, and each notebook runs once per session (module-scoped
+fixtures). The last tests run every exercise of the real book the same way.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from mlx_autodiff.exercises import (
+    ROOT,
+    ExerciseFormatError,
+    ForkExistsError,
+    NoExercisesError,
+    UnknownChapterError,
+    book_exercises,
+    chapters,
+    check,
+    exercises,
+    fork,
+    forked_notebook,
+    resolve,
+    stub_message,
+)
+from mlx_autodiff.exercises.__main__ import main
+
+FIXTURE_BOOK = Path(__file__).resolve().parent / "fixtures" / "exercise-book"
+LABELS = ["ex-90-requirements", "ex-90-fork-fix"]
+REQUIREMENTS, FORK_FIX = LABELS
+
+
+@pytest.fixture
+def book(tmp_path: Path) -> Path:
+    """A private copy of the fixture book, so forks land in tmp_path/exercises/."""
+    return Path(shutil.copytree(FIXTURE_BOOK, tmp_path / "book-root"))
+
+
+def stub_index(nb: nbformat.NotebookNode, label: str) -> int:
+    """The index of the stub cell of `label` in a forked notebook."""
+    return next(
+        i
+        for i, cell in enumerate(nb.cells)
+        if cell.metadata.get("exercise") == label and "solution" in cell.metadata.get("tags", [])
+    )
+
+
+def edited_copy(path: Path, solutions: dict[str, str]) -> Path:
+    """Replace the stubs of a forked copy with `solutions`, as a reader would in JupyterLab."""
+    nb = nbformat.read(path, as_version=4)
+    for label, source in solutions.items():
+        nb.cells[stub_index(nb, label)].source = source
+    nbformat.write(nb, path)
+    return path
+
+
+def verdicts(report) -> dict[str, tuple[bool, str]]:
+    return {result.exercise.label: (result.passed, result.reason) for result in report.results}
+
+
+# --- reading the convention ---------------------------------------------------------------------
+
+
+def test_the_fixture_chapter_has_two_exercises_with_a_solution_and_a_check_each() -> None:
+    chapter = resolve("90", FIXTURE_BOOK)
+    found = exercises(chapter.read(), chapter.name)
+    assert [ex.label for ex in found] == LABELS
+    assert [ex.title for ex in found] == [
+        "What does to_device make of a leaf?",
+        "Make this model train by changing one call",
+    ]
+    assert all(len(ex.solution_cells) == 1 and len(ex.check_cells) == 1 for ex in found)
+
+
+@pytest.mark.parametrize("name", ["90", "90-fixture", "book/90-fixture.md", "exercises/90-fixture.ipynb"])
+def test_a_chapter_can_be_named_by_number_name_or_path(name: str) -> None:
+    assert resolve(name, FIXTURE_BOOK).path == FIXTURE_BOOK / "book" / "90-fixture.md"
+
+
+def test_an_unknown_chapter_lists_the_valid_ones() -> None:
+    with pytest.raises(UnknownChapterError, match="90-fixture"):
+        resolve("77", FIXTURE_BOOK)
+
+
+def test_a_tagged_cell_before_any_exercise_label_is_a_format_error() -> None:
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1", metadata={"tags": ["check"]})])
+    with pytest.raises(ExerciseFormatError, match="no exercise label"):
+        exercises(nb, "99-broken")
+
+
+def test_a_directive_inside_a_code_fence_is_not_an_exercise() -> None:
+    text = "````markdown\n```{exercise} Not real\n:label: ex-00-fake\n```\n````\n"
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(text)])
+    assert exercises(nb, "00") == []
+
+
+def test_list_prints_chapter_label_and_title(book: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["list", "--book", str(book)]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert [line.split() for line in lines] == [
+        ["90-fixture", REQUIREMENTS, *"What does to_device make of a leaf?".split()],
+        ["90-fixture", FORK_FIX, *"Make this model train by changing one call".split()],
+    ]
+
+
+# --- fork ----------------------------------------------------------------------------------------
+
+
+def test_fork_stubs_each_solution_and_keeps_each_check(book: Path) -> None:
+    chapter = resolve("90", book)
+    source = chapter.read()
+    nb = forked_notebook(chapter)
+    nbformat.validate(nb)
+    assert nb.metadata.kernelspec.name == "python3"
+    for label, defines in [(REQUIREMENTS, "`requirements`"), (FORK_FIX, "`model`")]:
+        stub = nb.cells[stub_index(nb, label)]
+        assert stub.metadata.tags == ["solution"]
+        assert f'raise NotImplementedError("{stub_message(label)}")' in stub.source
+        assert defines in stub.source.splitlines()[1], "the comment says what to define"
+    sources = [cell.source for cell in nb.cells]
+    for ex in exercises(source, chapter.name):
+        assert source.cells[ex.check_cells[0]].source in sources
+        assert source.cells[ex.solution_cells[0]].source not in sources
+
+
+def test_fork_removes_the_revealed_solution_text(book: Path) -> None:
+    markdown = "\n".join(
+        c.source for c in forked_notebook(resolve("90", book)).cells if c.cell_type == "markdown"
+    )
+    assert "The moved parameters are outputs of a recorded op" not in markdown
+    assert "makes fresh leaves" not in markdown
+    assert "{solution" not in markdown
+    assert "Between the exercises, the chapter goes on." in markdown, "prose outside solutions stays"
+    assert "`model` so that it trains on `metal`." in markdown, "the task stays"
+
+
+def test_fork_writes_the_copy_under_exercises(book: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["fork", "90", "--book", str(book)]) == 0
+    path = book / "exercises" / "90-fixture.ipynb"
+    assert nbformat.read(path, as_version=4).cells == forked_notebook(resolve("90", book)).cells
+    assert str(path) in capsys.readouterr().out
+
+
+def test_forking_an_unedited_copy_again_is_allowed(book: Path) -> None:
+    first = fork(resolve("90", book))
+    second = fork(resolve("90", book))
+    assert second.path == first.path and second.unchanged and second.backup is None
+
+
+def test_forking_again_never_overwrites_edits(book: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = edited_copy(fork(resolve("90", book)).path, {FORK_FIX: "model = 'my work'"})
+    before = path.read_bytes()
+    with pytest.raises(ForkExistsError, match="--force"):
+        fork(resolve("90", book))
+    assert main(["fork", "90", "--book", str(book)]) == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and "Traceback" not in error and "--output" in error
+    assert path.read_bytes() == before
+    assert list(path.parent.iterdir()) == [path], "no backup without --force"
+
+
+def test_force_keeps_a_timestamped_backup_of_the_edits(book: Path) -> None:
+    path = edited_copy(fork(resolve("90", book)).path, {FORK_FIX: "model = 'my work'"})
+    edited = path.read_bytes()
+    assert main(["fork", "90", "--force", "--book", str(book)]) == 0
+    backups = [p for p in path.parent.iterdir() if p != path]
+    assert len(backups) == 1 and backups[0].name.startswith("90-fixture.2")
+    assert backups[0].read_bytes() == edited
+    assert nbformat.read(path, as_version=4).cells == forked_notebook(resolve("90", book)).cells
+
+
+def test_output_writes_a_second_copy_beside_the_edited_one(book: Path) -> None:
+    path = edited_copy(fork(resolve("90", book)).path, {FORK_FIX: "model = 'my work'"})
+    edited = path.read_bytes()
+    other = book / "exercises" / "fresh.ipynb"
+    assert main(["fork", "90", "--output", str(other), "--book", str(book)]) == 0
+    assert path.read_bytes() == edited and other.exists()
+
+
+def test_misuse_is_one_line_and_status_2(book: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    not_a_notebook = book / "notes.txt"
+    not_a_notebook.write_text("hello")
+    cases = {
+        ("fork", "77"): "no chapter '77'",
+        ("fork", "index"): "no exercises",
+        ("check", str(not_a_notebook)): "not a notebook",
+        ("check", "90"): "no copy of chapter 90-fixture yet",
+    }
+    for argv, words in cases.items():
+        assert main([*argv, "--book", str(book)]) == 2, argv
+        error = capsys.readouterr().err
+        assert words in error and error.count("\n") == 1 and "Traceback" not in error, (argv, error)
+    with pytest.raises(NoExercisesError):
+        fork(resolve("index", book))
+
+
+# --- check (executes notebooks: slow) ------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def fixture_runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, object]:
+    """The fixture chapter's own solutions, its fork, and an edited fork, each executed once."""
+    root = Path(shutil.copytree(FIXTURE_BOOK, tmp_path_factory.mktemp("runs") / "book-root"))
+    chapter = resolve("90", root)
+    stubbed = fork(chapter).path
+    mine = edited_copy(
+        fork(chapter, root / "exercises" / "mine.ipynb").path,
+        {
+            # right, in other words than the chapter's
+            REQUIREMENTS: "requirements = [p.val().node.requirement for _, p in "
+            "initialized(flex.autodiff()).to_device(metal).named_params()]",
+            # wrong: the very call the exercise asks to change
+            FORK_FIX: "model = initialized(flex.autodiff()).to_device(metal)",
+        },
+    )
+    return {
+        "solutions": check(chapter.read(), chapter.name, chapter.path.parent),
+        "stubs": check(nbformat.read(stubbed, as_version=4), "stubs", stubbed.parent),
+        "mine": check(nbformat.read(mine, as_version=4), "mine", mine.parent),
+    }
+
+
+@pytest.mark.slow
+def test_the_chapters_solutions_pass_their_checks(fixture_runs: dict) -> None:
+    assert verdicts(fixture_runs["solutions"]) == {label: (True, "") for label in LABELS}
+    assert fixture_runs["solutions"].passed
+
+
+@pytest.mark.slow
+def test_the_forked_stubs_fail_as_not_done_yet(fixture_runs: dict) -> None:
+    assert verdicts(fixture_runs["stubs"]) == {label: (False, "not done yet") for label in LABELS}
+    assert not fixture_runs["stubs"].passed
+
+
+@pytest.mark.slow
+def test_a_wrong_solution_fails_with_the_assertions_words(fixture_runs: dict) -> None:
+    results = verdicts(fixture_runs["mine"])
+    assert results[REQUIREMENTS] == (True, "")
+    passed, reason = results[FORK_FIX]
+    assert not passed and reason.startswith("step 0: 0 gradients collected, expected 2"), reason
+
+
+def _children() -> set[int]:
+    """Processes whose parent is this one (Linux /proc), to see that no kernel is left running."""
+    found = set()
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == os.getpid() and fields[0] != "Z":
+            found.add(int(stat.parent.name))
+    return found
+
+
+@pytest.mark.slow
+def test_a_hang_is_a_failure_after_the_time_limit_and_the_kernel_is_killed(
+    book: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = edited_copy(fork(resolve("90", book)).path, {REQUIREMENTS: "while True:\n    pass"})
+    before = _children()
+    assert main(["check", str(path), "--timeout", "3", "--book", str(book)]) == 1
+    out = capsys.readouterr().out
+    assert "FAIL  ex-90-requirements" in out and "timed out after 3 s" in out
+    assert "timed out after 3 s before this cell ran" in out, "the cells after the hang did not run"
+    if Path("/proc/self/stat").exists():
+        assert _children() <= before, "the kernel process must not outlive the check"
+
+
+@pytest.mark.slow
+def test_check_cli_exit_status_is_0_only_if_all_pass(book: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["check", "90", "--solutions", "--book", str(book)]) == 0
+    assert "2 of 2 exercises pass" in capsys.readouterr().out
+
+
+# --- every exercise of the real book -------------------------------------------------------------
+
+
+def _book_params() -> list[object]:
+    """One parameter per exercise in the book's chapters, found now (authors keep adding them)."""
+    try:
+        found = book_exercises(ROOT)
+    except Exception as error:  # a chapter that breaks the convention fails its test, not collection
+        return [pytest.param(None, error, id="book-convention")]
+    if not found:
+        return [pytest.param(None, None, marks=pytest.mark.skip(reason="no chapter has an exercise yet"))]
+    return [pytest.param(ex.chapter, ex, id=f"{ex.chapter}:{ex.label}") for ex in found]
+
+
+BOOK_EXERCISES = _book_params()
+
+
+@pytest.mark.parametrize(("chapter", "exercise"), BOOK_EXERCISES)
+def test_every_book_exercise_has_a_solution_and_a_check_and_forks_without_its_answer(
+    chapter: str | None, exercise: object
+) -> None:
+    if isinstance(exercise, Exception):
+        raise exercise
+    source = resolve(chapter, ROOT).read()
+    assert exercise.title, f"{exercise.label} has no title"
+    assert exercise.solution_cells, f"{exercise.label} has no code cell tagged solution"
+    assert exercise.check_cells, f"{exercise.label} has no code cell tagged check"
+    forked = [cell.source for cell in forked_notebook(resolve(chapter, ROOT)).cells]
+    for index in exercise.solution_cells:
+        assert source.cells[index].source not in forked, "the fork gives the answer away"
+    for index in exercise.check_cells:
+        assert source.cells[index].source in forked, "the fork lost a check"
+
+
+class BookRuns:
+    """Each chapter's own solutions, and its fork, executed once per session on demand."""
+
+    def __init__(self) -> None:
+        self._reports: dict[tuple[str, str], object] = {}
+
+    def report(self, name: str, variant: str):
+        key = (name, variant)
+        if key not in self._reports:
+            chapter = resolve(name, ROOT)
+            nb = chapter.read() if variant == "solutions" else forked_notebook(chapter)
+            # The fork runs from book/ too: exercises/ is at the same depth, so relative paths agree.
+            self._reports[key] = check(nb, f"{name} ({variant})", chapter.path.parent, timeout=600)
+        return self._reports[key]
+
+
+@pytest.fixture(scope="module")
+def book_runs() -> BookRuns:
+    return BookRuns()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("chapter", "exercise"), BOOK_EXERCISES)
+def test_every_book_exercise_passes_with_its_solution_and_fails_as_a_stub(
+    chapter: str | None, exercise: object, book_runs: BookRuns
+) -> None:
+    if isinstance(exercise, Exception):
+        raise exercise
+    solved = verdicts(book_runs.report(chapter, "solutions"))
+    assert solved[exercise.label] == (True, ""), f"the chapter's own solution fails: {solved[exercise.label]}"
+    stubbed = verdicts(book_runs.report(chapter, "fork"))
+    assert stubbed[exercise.label] == (False, "not done yet")
+
+
+def test_the_real_book_toc_is_readable() -> None:
+    assert [chapter.name for chapter in chapters(ROOT)][:2] == ["index", "01-initialized"]
