@@ -28,10 +28,10 @@ from mlx_autodiff.exercises import (
     exercises,
     fork,
     forked_notebook,
+    main,
     resolve,
     stub_message,
 )
-from mlx_autodiff.exercises.__main__ import main
 
 FIXTURE_BOOK = Path(__file__).resolve().parent / "fixtures" / "exercise-book"
 LABELS = ["ex-90-requirements", "ex-90-fork-fix"]

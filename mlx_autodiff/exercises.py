@@ -1,0 +1,76 @@
+"""Exercises: fork a chapter into a notebook the reader owns, and grade it offline.
+
+The exercises live only in the chapters (the convention: `workbook/convention.py`);
+everything else is derived from them:
+
+    python -m mlx_autodiff.exercises list              # every exercise in the book
+    python -m mlx_autodiff.exercises fork 04           # -> exercises/04-step-0.ipynb, solutions stubbed
+    python -m mlx_autodiff.exercises check 04          # PASS / FAIL per exercise, in a fresh kernel
+
+The parts live in `mlx_autodiff/workbook/`; this module is their public face.
+"""
+
+from __future__ import annotations
+
+import sys
+
+from .workbook import (
+    DEFAULT_TIMEOUT,
+    ROOT,
+    Chapter,
+    Exercise,
+    ExerciseError,
+    ExerciseFormatError,
+    ForkExistsError,
+    ForkResult,
+    NoCopyError,
+    NoExercisesError,
+    NotANotebookError,
+    Report,
+    Result,
+    UnknownChapterError,
+    book_exercises,
+    chapters,
+    check,
+    default_output,
+    execute,
+    exercises,
+    fork,
+    forked_notebook,
+    read_notebook,
+    resolve,
+    stub_message,
+)
+from .workbook.cli import main
+
+__all__ = [
+    "DEFAULT_TIMEOUT",
+    "ROOT",
+    "Chapter",
+    "Exercise",
+    "ExerciseError",
+    "ExerciseFormatError",
+    "ForkExistsError",
+    "ForkResult",
+    "NoCopyError",
+    "NoExercisesError",
+    "NotANotebookError",
+    "Report",
+    "Result",
+    "UnknownChapterError",
+    "book_exercises",
+    "chapters",
+    "check",
+    "default_output",
+    "execute",
+    "exercises",
+    "fork",
+    "forked_notebook",
+    "main",
+    "read_notebook",
+    "resolve",
+    "stub_message",
+]
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,123 @@
+"""The command line of `python -m mlx_autodiff.exercises`: list | fork CHAPTER | check FILE_OR_CHAPTER.
+
+Exit status: 0 when all went well (every exercise passes, for `check`), 1 when
+an exercise fails, 2 on misuse (a one-line message on stderr, no traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from . import (
+    DEFAULT_TIMEOUT,
+    ROOT,
+    ExerciseError,
+    NoCopyError,
+    NotANotebookError,
+    book_exercises,
+    check,
+    default_output,
+    fork,
+    read_notebook,
+    resolve,
+)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    try:
+        return args.command(args)
+    except ExerciseError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m mlx_autodiff.exercises",
+        description="Fork a chapter's exercises into a notebook of your own, and grade it offline.",
+    )
+    book = argparse.ArgumentParser(add_help=False)
+    book.add_argument("--book", type=Path, default=ROOT, help="the book's root folder, where _toc.yml is")
+    commands = parser.add_subparsers(required=True, metavar="COMMAND")
+
+    listing = commands.add_parser("list", parents=[book], help="every exercise in the book")
+    listing.set_defaults(command=_list)
+
+    forking = commands.add_parser("fork", parents=[book], help="write exercises/<chapter>.ipynb to work in")
+    forking.add_argument("chapter", help="04, 04-step-0 or book/04-step-0.md")
+    forking.add_argument("--output", type=Path, help="write here instead of exercises/<chapter>.ipynb")
+    forking.add_argument("--force", action="store_true", help="replace an edited copy, keeping a backup")
+    forking.set_defaults(command=_fork)
+
+    checking = commands.add_parser("check", parents=[book], help="grade a copy in a fresh kernel")
+    checking.add_argument("target", help="a notebook file, or a chapter (its copy in exercises/)")
+    checking.add_argument(
+        "--timeout",
+        type=float,
+        default=DEFAULT_TIMEOUT,
+        help=f"seconds for the whole notebook ({DEFAULT_TIMEOUT:g})",
+    )
+    checking.add_argument(
+        "--solutions", action="store_true", help="grade the chapter's own solutions instead (for authors)"
+    )
+    checking.set_defaults(command=_check)
+    return parser
+
+
+def _list(args: argparse.Namespace) -> int:
+    found = book_exercises(args.book)
+    if not found:
+        print("The book has no exercises yet.")
+        return 0
+    width = max(len(ex.chapter) for ex in found)
+    label_width = max(len(ex.label) for ex in found)
+    for ex in found:
+        print(f"{ex.chapter:<{width}}  {ex.label:<{label_width}}  {ex.title}".rstrip())
+    return 0
+
+
+def _fork(args: argparse.Namespace) -> int:
+    result = fork(resolve(args.chapter, args.book), args.output, force=args.force)
+    if result.backup is not None:
+        print(f"kept your previous copy as {result.backup}")
+    verb = "already up to date" if result.unchanged else "written"
+    print(f"{result.path}: {verb}; open it in JupyterLab and replace the stubs.")
+    return 0
+
+
+def _check(args: argparse.Namespace) -> int:
+    path = Path(args.target)
+    if path.suffix == ".ipynb" or (path.is_file() and path.suffix != ".md"):
+        name, nb, workdir = str(path), _read_copy(path), path.resolve().parent
+    else:
+        chapter = resolve(args.target, args.book)
+        if args.solutions:
+            name, nb, workdir = chapter.source, chapter.read(), chapter.path.parent
+        else:
+            copy = default_output(chapter)
+            if not copy.exists():
+                raise NoCopyError(
+                    f"no copy of chapter {chapter.name} yet: run `python -m mlx_autodiff.exercises fork "
+                    f"{chapter.name}` first (or pass --solutions to grade the chapter's own)."
+                )
+            name, nb, workdir = str(copy), _read_copy(copy), copy.parent
+    print(f"{name}: running in a fresh kernel (limit {args.timeout:g} s)...", flush=True)
+    report = check(nb, name, workdir, args.timeout)
+    print("\n".join(report.lines()))
+    return 0 if report.passed else 1
+
+
+def _read_copy(path: Path):
+    if not path.exists():
+        raise NoCopyError(
+            f"{path} does not exist: fork a chapter first (`python -m mlx_autodiff.exercises fork 04`)."
+        )
+    if path.suffix != ".ipynb":
+        raise NotANotebookError(
+            f"{path} is not a notebook: give an .ipynb file or a chapter name such as 04."
+        )
+    return read_notebook(path)
