@@ -38,6 +38,9 @@ __all__ = ["Graph", "RendererNotFoundError", "flowchart", "snapshot"]
 MAX_NODES = 200
 """Above this many nodes a snapshot keeps the ones nearest its roots and summarises the rest."""
 
+LAYOUT_BUDGET = 600
+"""Boxes plus long-edge dummies a drawing may have: well under a second to lay out."""
+
 SHOWN_VALUES = 4
 """How many numbers of a tensor a tooltip shows."""
 
@@ -238,23 +241,48 @@ def _order(box: _Box) -> tuple[int, int, str]:
 def _keep(
     ordered: list[_Box], boxes: dict[str, _Box], marks: _Marks, max_nodes: int
 ) -> tuple[list[_Box], list[_Box]]:
-    """All boxes, or, for big graphs, the pinned ones and the nearest to them (breadth first)."""
-    if len(ordered) <= max_nodes:
+    """All boxes, or, for big graphs, the pinned ones and the nearest to them (breadth first).
+
+    "Big" counts what the layout pays for: Graphviz breaks every edge that spans
+    several ranks into one dummy node per rank, so a parameter used in every
+    layer of a long chain costs far more than its one box.
+    """
+    if len(ordered) <= max_nodes and _layout_cost(boxes, [b.key for b in ordered]) <= LAYOUT_BUDGET:
         return ordered, []
     first = [b.key for b in ordered if _pinned(b, marks)]
     seen = set(first)
     queue = deque(first)
-    keep: list[str] = []
-    while queue and len(keep) < max_nodes:
+    nearest: list[str] = []
+    while queue:
         key = queue.popleft()
-        keep.append(key)
+        nearest.append(key)
         node = boxes[key].node
         for parent in node.parents if node is not None else ():
             if f"n{parent.id}" not in seen:
                 seen.add(f"n{parent.id}")
                 queue.append(f"n{parent.id}")
-    kept = set(keep)
+    low, high = min(len(first), max_nodes), max_nodes
+    while low < high:  # the longest prefix of `nearest` the layout can afford
+        middle = (low + high + 1) // 2
+        if _layout_cost(boxes, nearest[:middle]) <= LAYOUT_BUDGET:
+            low = middle
+        else:
+            high = middle - 1
+    kept = set(nearest[:low])
     return [b for b in ordered if b.key in kept], [b for b in ordered if b.key not in kept]
+
+
+def _layout_cost(boxes: dict[str, _Box], keys: list[str]) -> int:
+    """Boxes plus the dummy nodes of edges longer than one rank, ranks by longest path."""
+    kept = set(keys)
+    nodes = sorted((boxes[k].node for k in keys if boxes[k].node is not None), key=lambda n: n.id)
+    rank: dict[int, int] = {}
+    cost = len(keys)
+    for node in nodes:  # ids grow with creation, so parents come first
+        parents = [p.id for p in node.parents if f"n{p.id}" in kept]
+        rank[node.id] = 1 + max((rank[p] for p in parents), default=-1)
+        cost += sum(rank[node.id] - rank[p] - 1 for p in parents)
+    return cost
 
 
 def _pinned(box: _Box, marks: _Marks) -> bool:
