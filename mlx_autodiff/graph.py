@@ -370,7 +370,8 @@ def _headline(box: _Box, kind: str) -> tuple[str, str]:
         return names, f"plain tensor {shape}"
     label = names or node.label or ""
     if kind in ("leaf", "untracked") and node.is_leaf:
-        return label or node.op, f"{node_name(node.id)} · {shape}"
+        origin = "" if node.op == "leaf" else f" · by {node.op}"  # detach: a leaf fork made
+        return label or node.op, f"{node_name(node.id)} · {shape}{origin}"
     title = node.op
     if node.op == "to_device" and node.detail:
         title += f" ({node.detail.replace('.autodiff', '')})"
