@@ -55,7 +55,7 @@ BackwardFn = Callable[[mx.array], Sequence["mx.array | None"]]
 """Maps a node's output gradient to one gradient per parent (None: not needed)."""
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Step:
     """One entry on the tape: how to pass a node's gradient on to its parents.
 
@@ -72,7 +72,7 @@ ROOT_STEP = Step("root")
 UNTRACKED_STEP = Step("untracked")
 
 
-@dataclass(eq=False)
+@dataclass(eq=False, slots=True)
 class Node:
     """A tracked or untracked autodiff tensor's place in the graph.
 
@@ -100,7 +100,7 @@ class Node:
     order: int = field(init=False)
 
     def __post_init__(self) -> None:
-        self.order = 1 + max((p.order for p in self.parents), default=-1)
+        self.order = 1 + max([p.order for p in self.parents], default=-1)
 
     @property
     def is_leaf(self) -> bool:

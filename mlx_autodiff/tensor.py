@@ -434,34 +434,48 @@ def _record(
     """Wrap `out` as the output of `op` and record its node (Burn: `Backward::prepare`).
 
     Plain inputs are untracked constants (Burn 0.22.1). If no input is autodiff,
-    nothing is recorded and the output is plain.
+    nothing is recorded and the output is plain. Runs once per op, so it reads
+    each input once and allocates no more than the node needs.
     """
-    if not any(t.node is not None for t in inputs):
-        return Tensor(out, device.inner())
-    device = device.autodiff()
-    tracked = [i for i, t in enumerate(inputs) if t.node is not None and t.node.requirement is not Requirement.NONE]
+    autodiff = False
+    tracked: list[int] = []
+    for i, t in enumerate(inputs):
+        if t.node is not None:
+            autodiff = True
+            if t.node.requirement is not Requirement.NONE:
+                tracked.append(i)
+    if not autodiff:
+        return Tensor(out, device.inner() if device.is_autodiff else device)
+    if not device.is_autodiff:
+        device = device.autodiff()
     shape = tuple(out.shape)
     if not tracked:
         node = Node(next_node_id(), Requirement.NONE, (), op, device, shape, UNTRACKED_STEP, detail=detail)
         return Tensor(out, device, node)
+    if len(tracked) < len(inputs):
+        backward = _for_parents(backward, tracked)
+    node = Node(
+        next_node_id(),
+        Requirement.GRAD_IN_BACKWARD,
+        tuple([inputs[i].node for i in tracked]),  # type: ignore[misc]
+        op,
+        device,
+        shape,
+        Step("ops", backward),
+        detail=detail,
+        untracked_inputs=len(inputs) - len(tracked),
+    )
+    return Tensor(out, device, node)
+
+
+def _for_parents(backward: Callable[[mx.array], Sequence[mx.array]], tracked: list[int]) -> BackwardFn:
+    """Keep only the gradients of the tracked inputs: those are the node's parents."""
 
     def step_backward(g: mx.array) -> list[mx.array]:
         grads = backward(g)
         return [grads[i] for i in tracked]
 
-    parents = tuple(inputs[i].node for i in tracked)  # type: ignore[misc]
-    node = Node(
-        next_node_id(),
-        Requirement.GRAD_IN_BACKWARD,
-        parents,
-        op,
-        device,
-        shape,
-        Step("ops", step_backward),
-        detail=detail,
-        untracked_inputs=len(inputs) - len(tracked),
-    )
-    return Tensor(out, device, node)
+    return step_backward
 
 
 def _unary(op: str, x: Tensor, out: mx.array, backward: Callable[[mx.array], mx.array]) -> Tensor:
@@ -477,7 +491,7 @@ def _pair(op: str, a: Tensor, b: object, broadcast: bool = True) -> tuple[Tensor
             f"Cannot `{op}` tensors on two devices: {a.device.name} and {b.device.name}. "
             "Move one with `to_device` (or `fork` for a model) so both are on the same device."
         )
-    if broadcast:
+    if broadcast and a.array.shape != b.array.shape:
         _broadcast_shape(op, a.shape, b.shape)
     return a, b
 
