@@ -32,6 +32,7 @@ from mlx_autodiff.exercises import (
     resolve,
     stub_message,
 )
+from mlx_autodiff.workbook.grade import Execution, grade
 
 FIXTURE_BOOK = Path(__file__).resolve().parent / "fixtures" / "exercise-book"
 LABELS = ["ex-90-requirements", "ex-90-fork-fix"]
@@ -273,6 +274,27 @@ def test_a_hang_is_a_failure_after_the_time_limit_and_the_kernel_is_killed(
     assert "timed out after 3 s before this cell ran" in out, "the cells after the hang did not run"
     if Path("/proc/self/stat").exists():
         assert _children() <= before, "the kernel process must not outlive the check"
+
+
+@pytest.mark.slow
+def test_a_kernel_that_dies_is_a_failure_not_a_crash(book: Path) -> None:
+    path = edited_copy(fork(resolve("90", book)).path, {REQUIREMENTS: "import os\nos._exit(1)"})
+    report = check(nbformat.read(path, as_version=4), "dies", path.parent, timeout=60)
+    assert verdicts(report)[REQUIREMENTS] == (False, "the kernel died (out of memory, or a crash)")
+    assert not verdicts(report)[FORK_FIX][0]
+
+
+def test_a_copy_whose_check_cell_was_deleted_fails_that_exercise(book: Path) -> None:
+    nb = forked_notebook(resolve("90", book))
+    nb.cells = [
+        cell
+        for cell in nb.cells
+        if not (cell.metadata.get("exercise") == FORK_FIX and "check" in cell.metadata.get("tags", []))
+    ]
+    run = Execution(nb, timeout=1, started=list(range(len(nb.cells))))  # as if all ran without an error
+    results = {ex.label: grade(ex, run) for ex in exercises(nb, "90-fixture")}
+    assert results[REQUIREMENTS].passed
+    assert not results[FORK_FIX].passed and "check cell is gone" in results[FORK_FIX].reason
 
 
 @pytest.mark.slow

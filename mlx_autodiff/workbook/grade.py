@@ -52,9 +52,15 @@ def execute(nb: nbformat.NotebookNode, workdir: Path, timeout: float = DEFAULT_T
     deadline: list[float] = []
 
     def remaining(cell: nbformat.NotebookNode) -> int:
+        """The per-cell limit nbclient asks for: what is left of the notebook's."""
+        return max(1, math.ceil(deadline[0] - time.monotonic()))
+
+    def starting(cell: nbformat.NotebookNode, cell_index: int) -> None:
         if not deadline:
             deadline.append(time.monotonic() + timeout)
-        return max(1, math.ceil(deadline[0] - time.monotonic()))
+        run.started.append(cell_index)
+        if time.monotonic() >= deadline[0]:
+            raise _OutOfTime  # the limit passed between two cells
 
     client = NotebookClient(
         nb,
@@ -64,15 +70,19 @@ def execute(nb: nbformat.NotebookNode, workdir: Path, timeout: float = DEFAULT_T
         shutdown_kernel="immediate",
         extra_arguments=["--IPKernelApp.log_level=ERROR"],  # not the kernel's TCP notice on every run
         resources={"metadata": {"path": str(workdir)}},
-        on_cell_execute=lambda cell, cell_index: run.started.append(cell_index),
+        on_cell_execute=starting,
     )
     try:
         client.execute(env=_kernel_env())
-    except CellTimeoutError:
+    except (CellTimeoutError, _OutOfTime):
         run.stopped_at, run.stop_reason = _last(run.started), f"timed out after {timeout:g} s"
     except DeadKernelError:
         run.stopped_at, run.stop_reason = _last(run.started), "the kernel died (out of memory, or a crash)"
     return run
+
+
+class _OutOfTime(Exception):
+    """Raised before a cell starts once the notebook's time limit has passed."""
 
 
 def _last(started: list[int]) -> int:
