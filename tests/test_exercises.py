@@ -143,6 +143,13 @@ def test_fork_removes_the_revealed_solution_text(book: Path) -> None:
     assert "`model` so that it trains on `metal`." in markdown, "the task stays"
 
 
+def test_fork_keeps_relative_links_working_from_the_copys_folder(book: Path) -> None:
+    for folder, link in [(book / "exercises", "../book/index.md"), (book / "a" / "b", "../../book/index.md")]:
+        text = "\n".join(cell.source for cell in forked_notebook(resolve("90", book), folder).cells)
+        assert f"[index]({link})" in text
+        assert (folder / link).resolve() == (book / "book" / "index.md").resolve()
+
+
 def test_fork_writes_the_copy_under_exercises(book: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["fork", "90", "--book", str(book)]) == 0
     path = book / "exercises" / "90-fixture.ipynb"

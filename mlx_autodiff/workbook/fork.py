@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import os
+import re
 import shutil
 import tempfile
 from dataclasses import dataclass
@@ -36,8 +37,9 @@ def default_output(chapter: Chapter) -> Path:
     return chapter.root / "exercises" / f"{chapter.name}.ipynb"
 
 
-def forked_notebook(chapter: Chapter) -> nbformat.NotebookNode:
-    """The reader's copy of `chapter`, as `fork` writes it."""
+def forked_notebook(chapter: Chapter, folder: Path | None = None) -> nbformat.NotebookNode:
+    """The reader's copy of `chapter`, as `fork` writes it into `folder` (default: exercises/)."""
+    folder = folder or default_output(chapter).parent
     nb = chapter.read()
     found = exercises(nb, chapter.name)
     if not found:
@@ -52,7 +54,7 @@ def forked_notebook(chapter: Chapter) -> nbformat.NotebookNode:
         if cell.cell_type == "markdown":
             text, inside = _hide_solutions(cell.source, inside)
             if text.strip():
-                cells.append(nbformat.v4.new_markdown_cell(text.strip()))
+                cells.append(nbformat.v4.new_markdown_cell(_relink(text.strip(), chapter, folder)))
         elif index in owner and SOLUTION in tags(cell):
             cells.append(_stub(owner[index], cell, nb))
         elif inside is None and cell.cell_type == "code":
@@ -108,6 +110,22 @@ def _hide_solutions(text: str, inside: str | None) -> tuple[str, str | None]:
     if inside is None:
         out.append(text[position:])
     return "".join(out), inside
+
+
+_LINK = re.compile(r"(\]\()([^)\s#][^)\s]*)(\))")
+
+
+def _relink(text: str, chapter: Chapter, folder: Path) -> str:
+    """Relative links and images made relative to the copy's folder, so they still resolve."""
+
+    def move(match: re.Match[str]) -> str:
+        target = match[2]
+        if "://" in target or target.startswith(("/", "mailto:")):
+            return match[0]
+        moved = os.path.relpath(chapter.path.parent / target, folder.resolve())
+        return f"{match[1]}{Path(moved).as_posix()}{match[3]}"
+
+    return _LINK.sub(move, text)
 
 
 def _exercise_text(directive: Directive) -> str:
@@ -196,7 +214,7 @@ class ForkResult:
 def fork(chapter: Chapter, output: Path | None = None, *, force: bool = False) -> ForkResult:
     """Write the reader's copy of `chapter`; never lose what a reader wrote in an existing one."""
     path = output or default_output(chapter)
-    new = forked_notebook(chapter)
+    new = forked_notebook(chapter, path.parent)
     backup = None
     if path.exists():
         if _same_content(path, new):
