@@ -1,0 +1,152 @@
+"""Read what the built book computed, so tests can assert each chapter's claims.
+
+Chapters are executed while the book is built (`python -m tools.build_book`);
+myst-nb writes each executed notebook to `_build/jupyter_execute/book/<name>.ipynb`
+and the values a chapter glues (`myst_nb.glue`, shown or not) to
+`<name>.glue.json` next to it. A test file uses them like this:
+
+    from book_outputs import book_build, glued, stream_text  # book_build is a fixture
+
+    @pytest.mark.slow
+    def test_step_1_names_the_bias(book_build):
+        assert glued("05-step-1")["failing_node"] == 3
+        assert "TapeConsumedError" in stream_text("05")
+
+A chapter is named by its file stem ("05-step-1"), its docname ("book/05-step-1")
+or a unique prefix ("05").
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import nbformat
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+HTML = ROOT / "_build" / "html"
+EXECUTED = ROOT / "_build" / "jupyter_execute"
+
+
+@functools.cache
+def build_book() -> subprocess.CompletedProcess[str]:
+    """Run the strict build once per test process, however many test files ask for it."""
+    return subprocess.run([sys.executable, "-m", "tools.build_book"], cwd=ROOT,
+                          capture_output=True, text=True, errors="replace")
+
+
+@pytest.fixture(scope="session")
+def book_build() -> subprocess.CompletedProcess[str]:
+    """The strict book build; fails every test that needs it when the build fails."""
+    result = build_book()
+    assert result.returncode == 0, f"the strict book build failed:\n{build_problems(result.stdout)}"
+    return result
+
+
+def build_problems(log: str) -> str:
+    """The lines of a build log that say what went wrong: Sphinx's warnings and errors, and
+    tools/build_book.py's closing summary (which names chapters that failed to execute)."""
+    lines = re.sub(r"\x1b\[[0-9;]*m", "", log).splitlines()
+    problems = [line[:400] for line in lines
+                if re.search(r"\b(WARNING|ERROR|CRITICAL): ", line)]
+    summary = next((i for i, line in enumerate(lines) if line.startswith("jupyter-book build exited")), len(lines))
+    return "\n".join(problems + lines[summary:]) or "\n".join(lines[-25:])
+
+
+def toc_pages() -> list[str]:
+    """Docnames of every page in `_toc.yml`, in reading order (root first)."""
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf8"))
+
+    def files(entry: Any) -> list[str]:
+        if isinstance(entry, dict):
+            own = [entry[key] for key in ("root", "file") if key in entry]
+            return own + [name for value in entry.values() for name in files(value)]
+        if isinstance(entry, list):
+            return [name for item in entry for name in files(item)]
+        return []
+
+    return [re.sub(r"\.(md|ipynb)$", "", name) for name in files(toc)]
+
+
+def docname(chapter: str) -> str:
+    """"05", "05-step-1", "book/05-step-1" or "book/05-step-1.md" -> "book/05-step-1"."""
+    name = re.sub(r"\.(md|ipynb|html)$", "", chapter).removeprefix("book/")
+    pages = [page for page in toc_pages() if page.startswith("book/")]
+    exact = [page for page in pages if page == f"book/{name}"]
+    matches = exact or [page for page in pages if page.startswith(f"book/{name}-")]
+    if len(matches) != 1:
+        raise LookupError(f"{chapter!r} names {len(matches)} pages of _toc.yml: {matches or pages}")
+    return matches[0]
+
+
+def executed(chapter: str) -> nbformat.NotebookNode:
+    """The chapter's notebook as executed by the last book build."""
+    path = EXECUTED / f"{docname(chapter)}.ipynb"
+    if not path.exists():
+        raise FileNotFoundError(f"{path} is missing: build the book first (the `book_build` fixture does)")
+    return nbformat.read(path, as_version=4)
+
+
+def plain_value(data: dict[str, Any]) -> Any:
+    """A glued value: its `text/plain` repr as a Python literal when it is one, else the text.
+
+    Values with no `text/plain` (rare) come back as their whole mime bundle.
+    """
+    if "text/plain" not in data:
+        return data
+    text = "".join(data["text/plain"])
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return text
+
+
+def glued(chapter: str) -> dict[str, Any]:
+    """Every value the chapter glued, by name, including `glue(..., display=False)` ones.
+
+    myst-nb removes hidden glue outputs from the executed notebook but keeps them all
+    in `<name>.glue.json`, which it writes right after the notebook; one older than the
+    notebook is left over from an earlier build and is ignored.
+    """
+    notebook_path = EXECUTED / f"{docname(chapter)}.ipynb"
+    glue_path = notebook_path.with_suffix(".glue.json")
+    outputs = [output for cell in executed(chapter).cells for output in cell.get("outputs", [])
+               if "scrapbook" in output.get("metadata", {})]
+    found = {output.metadata["scrapbook"]["name"]: output.data for output in outputs}
+    if glue_path.exists() and glue_path.stat().st_mtime >= notebook_path.stat().st_mtime:
+        found |= {name: output["data"] for name, output in json.loads(glue_path.read_text("utf8")).items()}
+    return {name: plain_value(data) for name, data in found.items()}
+
+
+def stream_text(chapter: str, name: str = "stdout") -> str:
+    """Everything the chapter's cells printed to `name` ("stdout" or "stderr"), in order."""
+    return "".join("".join(output.text) for cell in executed(chapter).cells
+                   for output in cell.get("outputs", [])
+                   if output.output_type == "stream" and output.name == name)
+
+
+def cell_outputs_with_tag(chapter: str, tag: str) -> list[list[nbformat.NotebookNode]]:
+    """The outputs of each code cell tagged `tag`, one list per cell, in order."""
+    return [cell.outputs for cell in executed(chapter).cells
+            if cell.cell_type == "code" and tag in cell.metadata.get("tags", [])]
+
+
+def output_text(outputs: list[nbformat.NotebookNode]) -> str:
+    """The readable text of some outputs: streams, `text/plain` reprs, and `Error: message` lines."""
+    parts = []
+    for output in outputs:
+        if output.output_type == "stream":
+            parts.append("".join(output.text))
+        elif output.output_type == "error":
+            parts.append(f"{output.ename}: {output.evalue}\n")
+        elif "text/plain" in output.get("data", {}):
+            parts.append("".join(output.data["text/plain"]) + "\n")
+    return "".join(parts)

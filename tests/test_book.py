@@ -1,0 +1,118 @@
+"""The book builds strictly, every page of `_toc.yml` is in it, and no chapter hides an error.
+
+The build-failure tests check that a chapter which fails to execute is named with
+its cell and error (tools/build_book.py), instead of a page of Sphinx traceback.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+from book_outputs import HTML, ROOT, book_build, docname, executed, toc_pages  # noqa: F401 (fixture)
+from myst_nb.core.read import is_myst_markdown_notebook
+
+sys.path.insert(0, str(ROOT))  # `tools` is not an installed package; bare `pytest` would not find it
+from tools.build_book import build, execution_failures  # noqa: E402
+
+HEADER = """---
+jupytext:
+  text_representation:
+    extension: .md
+    format_name: myst
+    format_version: 0.13
+kernelspec:
+  display_name: Python 3
+  language: python
+  name: python3
+---
+
+# A chapter that fails
+"""
+CELLS = ["x = 1", ":tags: [raises-exception]\nraise ValueError('expected')", "y = 2\n1 / 0"]
+CHAPTER = HEADER + "".join(f"\n```{{code-cell}} ipython3\n{cell}\n```\n" for cell in CELLS)
+FAILING_FENCE_LINE = [n for n, line in enumerate(CHAPTER.splitlines(), 1) if line.startswith("```{code")][2]
+# the traceback text nbclient's CellExecutionError carries (coloured, as IPython prints it)
+TRACEBACK = """Traceback (most recent call last):
+  File "nbclient/client.py", line 918, in _check_raise_for_error
+nbclient.exceptions.CellExecutionError: An error occurred while executing the following cell:
+------------------
+y = 2
+1 / 0
+------------------
+
+
+\x1b[31m---------------------------------------------------------------------------\x1b[39m
+\x1b[31mZeroDivisionError\x1b[39m                         Traceback (most recent call last)
+\x1b[36mCell\x1b[39m\x1b[36m \x1b[39m\x1b[32mIn[3]\x1b[39m\x1b[32m, line 2\x1b[39m
+\x1b[32m----> \x1b[39m\x1b[32m2\x1b[39m \x1b[32m1\x1b[39m / \x1b[32m0\x1b[39m
+
+\x1b[31mZeroDivisionError\x1b[39m: division by zero
+"""
+EXPECTED = f"chapter book/05-step-1.md failed at cell 3 (line {FAILING_FENCE_LINE}): ZeroDivisionError: division by zero"
+
+
+def is_notebook(page: str) -> bool:
+    source = ROOT / f"{page}.md"
+    return not source.exists() or is_myst_markdown_notebook(source.read_text(encoding="utf8"))
+
+
+def tiny_book(root: Path) -> Path:
+    """A one-chapter book with the project's configuration and CHAPTER as its chapter."""
+    (root / "book").mkdir(parents=True)
+    shutil.copy(ROOT / "_config.yml", root / "_config.yml")
+    (root / "_toc.yml").write_text("format: jb-book\nroot: book/index\nchapters:\n  - file: book/05-step-1\n")
+    (root / "book" / "index.md").write_text("# Tiny\n\n```{tableofcontents}\n```\n")
+    (root / "book" / "05-step-1.md").write_text(CHAPTER)
+    return root
+
+
+def test_failure_in_the_build_log_names_chapter_cell_and_error(tmp_path: Path) -> None:
+    chapter = tiny_book(tmp_path) / "book" / "05-step-1.md"
+    log = (f"reading sources... [ 50%] book/05-step-1\n\x1b[91m{chapter}: WARNING: Executing notebook failed: "
+           f"CellExecutionError\n{TRACEBACK}\n [mystnb.exec]\x1b[39;49;00m\n\nException occurred:\n{TRACEBACK}")
+    assert [str(failure) for failure in execution_failures(tmp_path, log)] == [EXPECTED]
+
+
+def test_failure_in_a_report_file_names_chapter_cell_and_error(tmp_path: Path) -> None:
+    report = tiny_book(tmp_path) / "_build" / "html" / "reports" / "book" / "05-step-1.err.log"
+    report.parent.mkdir(parents=True)
+    report.write_text(TRACEBACK)
+    assert [str(failure) for failure in execution_failures(tmp_path, "")] == [EXPECTED]
+
+
+def test_a_successful_log_names_no_failure(tmp_path: Path) -> None:
+    assert execution_failures(tiny_book(tmp_path), "build succeeded.\n") == []
+
+
+@pytest.mark.slow
+def test_building_a_book_with_a_failing_cell_reports_it(tmp_path: Path) -> None:
+    result = build(root=tiny_book(tmp_path))
+    assert result.status != 0
+    assert [str(failure) for failure in result.failures] == [EXPECTED]
+
+
+@pytest.mark.slow
+def test_every_page_in_the_toc_was_built_from_its_current_source(book_build) -> None:
+    stale = []
+    for page in toc_pages():
+        source = next(ROOT.glob(f"{page}.*"))
+        html = HTML / f"{page}.html"
+        if not html.exists() or html.stat().st_mtime < source.stat().st_mtime:
+            stale.append(f"{source.relative_to(ROOT)} -> {html.relative_to(ROOT)}")
+    assert not stale, f"pages missing from the build or older than their source: {stale}"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("page", [page for page in toc_pages() if is_notebook(page)])
+def test_no_cell_errored_unless_tagged_raises_exception(book_build, page: str) -> None:
+    cells = [cell for cell in executed(docname(page)).cells if cell.cell_type == "code"]
+    errored = {number for number, cell in enumerate(cells, 1)
+               if any(output.output_type == "error" for output in cell.outputs)}
+    tagged = {number for number, cell in enumerate(cells, 1)
+              if "raises-exception" in cell.metadata.get("tags", [])}
+    assert not errored - tagged, f"{page}: code cells {sorted(errored - tagged)} raised without the tag"
+    assert not tagged - errored, (f"{page}: code cells {sorted(tagged - errored)} are tagged raises-exception "
+                                  "but no longer raise; the error the prose describes has gone")
