@@ -5,10 +5,11 @@ myst-nb writes each executed notebook to `_build/jupyter_execute/book/<name>.ipy
 and the values a chapter glues (`myst_nb.glue`, shown or not) to
 `<name>.glue.json` next to it. A test file uses them like this:
 
-    from book_outputs import book_build, glued, stream_text  # book_build is a fixture
+    from book_outputs import book_build, glued, stream_text  # noqa: F401 (book_build is a fixture)
 
     @pytest.mark.slow
-    def test_step_1_names_the_bias(book_build):
+    @pytest.mark.usefixtures("book_build")
+    def test_step_1_names_the_bias():
         assert glued("05-step-1")["failing_node"] == 3
         assert "TapeConsumedError" in stream_text("05")
 
@@ -57,7 +58,8 @@ def build_problems(log: str) -> str:
     lines = re.sub(r"\x1b\[[0-9;]*m", "", log).splitlines()
     problems = [line[:400] for line in lines
                 if re.search(r"\b(WARNING|ERROR|CRITICAL): ", line)]
-    summary = next((i for i, line in enumerate(lines) if line.startswith("jupyter-book build exited")), len(lines))
+    ends = [i for i, line in enumerate(lines) if line.startswith("jupyter-book build exited")]
+    summary = ends[-1] if ends else len(lines)
     return "\n".join(problems + lines[summary:]) or "\n".join(lines[-25:])
 
 

@@ -51,7 +51,8 @@ y = 2
 
 \x1b[31mZeroDivisionError\x1b[39m: division by zero
 """
-EXPECTED = f"chapter book/05-step-1.md failed at cell 3 (line {FAILING_FENCE_LINE}): ZeroDivisionError: division by zero"
+EXPECTED = (f"chapter book/05-step-1.md failed at cell 3 (line {FAILING_FENCE_LINE}): "
+            "ZeroDivisionError: division by zero")
 
 
 def is_notebook(page: str) -> bool:
@@ -71,8 +72,9 @@ def tiny_book(root: Path) -> Path:
 
 def test_failure_in_the_build_log_names_chapter_cell_and_error(tmp_path: Path) -> None:
     chapter = tiny_book(tmp_path) / "book" / "05-step-1.md"
-    log = (f"reading sources... [ 50%] book/05-step-1\n\x1b[91m{chapter}: WARNING: Executing notebook failed: "
-           f"CellExecutionError\n{TRACEBACK}\n [mystnb.exec]\x1b[39;49;00m\n\nException occurred:\n{TRACEBACK}")
+    log = (f"reading sources... [ 50%] book/05-step-1\n"
+           f"\x1b[91m{chapter}: WARNING: Executing notebook failed: CellExecutionError\n"
+           f"{TRACEBACK}\n [mystnb.exec]\x1b[39;49;00m\n\nException occurred:\n{TRACEBACK}")
     assert [str(failure) for failure in execution_failures(tmp_path, log)] == [EXPECTED]
 
 
@@ -95,7 +97,8 @@ def test_building_a_book_with_a_failing_cell_reports_it(tmp_path: Path) -> None:
 
 
 @pytest.mark.slow
-def test_every_page_in_the_toc_was_built_from_its_current_source(book_build) -> None:
+@pytest.mark.usefixtures("book_build")
+def test_every_page_in_the_toc_was_built_from_its_current_source() -> None:
     stale = []
     for page in toc_pages():
         source = next(ROOT.glob(f"{page}.*"))
@@ -106,13 +109,14 @@ def test_every_page_in_the_toc_was_built_from_its_current_source(book_build) -> 
 
 
 @pytest.mark.slow
+@pytest.mark.usefixtures("book_build")
 @pytest.mark.parametrize("page", [page for page in toc_pages() if is_notebook(page)])
-def test_no_cell_errored_unless_tagged_raises_exception(book_build, page: str) -> None:
+def test_no_cell_errored_unless_tagged_raises_exception(page: str) -> None:
     cells = [cell for cell in executed(docname(page)).cells if cell.cell_type == "code"]
     errored = {number for number, cell in enumerate(cells, 1)
                if any(output.output_type == "error" for output in cell.outputs)}
     tagged = {number for number, cell in enumerate(cells, 1)
               if "raises-exception" in cell.metadata.get("tags", [])}
     assert not errored - tagged, f"{page}: code cells {sorted(errored - tagged)} raised without the tag"
-    assert not tagged - errored, (f"{page}: code cells {sorted(tagged - errored)} are tagged raises-exception "
-                                  "but no longer raise; the error the prose describes has gone")
+    assert not tagged - errored, (f"{page}: code cells {sorted(tagged - errored)} are tagged "
+                                  "raises-exception but no longer raise: the error the prose shows is gone")

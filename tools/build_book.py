@@ -135,8 +135,8 @@ def execution_failures(root: Path, log: str) -> list[ExecutionFailure]:
     reports = root / "_build" / "html" / "reports"
     for report in sorted(reports.rglob("*.err.log")) if reports.exists() else []:
         docname = report.relative_to(reports).as_posix().removesuffix(".err.log")
-        source = next((root / (docname + ext) for ext in (".md", ".ipynb") if (root / (docname + ext)).exists()),
-                      root / (docname + ".md"))
+        notebook = root / (docname + ".ipynb")
+        source = notebook if notebook.exists() else root / (docname + ".md")
         failure = failure_from_traceback(root, source, report.read_text(encoding="utf8"))
         found.setdefault(failure.chapter, failure)
     return list(found.values())
