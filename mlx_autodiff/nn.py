@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from enum import Enum
 
 from .device import Device, check_device
+from .errors import ShapeError
 from .module import InitFn, Module, Param
 from .tensor import Distribution, Tensor
 
@@ -35,6 +36,14 @@ class LinearConfig:
     d_input: int
     d_output: int
     bias: bool = True
+
+    def __post_init__(self) -> None:
+        sizes = (self.d_input, self.d_output)
+        if not all(isinstance(n, int) and not isinstance(n, bool) and n > 0 for n in sizes):
+            raise ShapeError(
+                f"LinearConfig({self.d_input}, {self.d_output}): both sizes must be positive "
+                "integers, e.g. LinearConfig(4, 1)."
+            )
 
     def init(self, device: Device) -> Linear:
         device = check_device(device, "LinearConfig.init")

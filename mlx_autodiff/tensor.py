@@ -110,6 +110,7 @@ class Tensor:
         array = mx.array(data, dtype=mx.float32)
         if array.ndim == 0:
             array = array.reshape(1)
+        _valid_shape(array.shape, "Tensor.from_data")
         return Tensor._leaf(array, device)
 
     @staticmethod
@@ -306,6 +307,7 @@ class Tensor:
     @_on_device
     def powf_scalar(self, exponent: Scalar) -> Tensor:
         """Elementwise `x ** exponent`."""
+        _scalar(exponent, "powf_scalar")
         x = self.array
         return _unary("pow", self, x**exponent, lambda g: g * exponent * x ** (exponent - 1))
 
