@@ -120,7 +120,7 @@ def mlp_data(device: Device) -> tuple[Module, Tensor, Tensor]:
 
 
 WORKLOADS = [
-    Workload("Train step: Linear(4->1), batch 32, MSE, Adam", linear_data, 1e-1, 1.5, 2000),
+    Workload("Train step: Linear(4->1), batch 32, MSE, Adam", linear_data, 1e-1, 1.5, 3000),
     Workload("Train step: MLP 64-256-256-10 ReLU, batch 256, MSE, Adam", mlp_data, 1e-3, 1.2, 60),
 ]
 
@@ -209,7 +209,7 @@ def torch_step(model: Module, x: Tensor, y: Tensor, lr: float) -> Step | None:
     return step
 
 
-def side_by_side(steps: list[Step], repeats: int, rounds: int = 5) -> list[float]:
+def side_by_side(steps: list[Step], repeats: int, rounds: int = 10) -> list[float]:
     """Median seconds per call of each step, run in interleaved rounds after a warm-up."""
     for step in steps:
         for _ in range(max(5, repeats // 20)):
@@ -342,7 +342,7 @@ def book_rows() -> list[Row]:
     """A clean book build (after removing _build), then an unchanged rebuild."""
     rows = []
     shutil.rmtree(ROOT / "_build", ignore_errors=True)
-    for name in ("Book build: clean", "Book build: unchanged rebuild"):
+    for name in ("Book build: clean (one run)", "Book build: unchanged rebuild (one run)"):
         start = time.perf_counter()
         done = subprocess.run([sys.executable, "-m", "tools.build_book"], cwd=ROOT, capture_output=True)
         note = "" if done.returncode == 0 else f"failed (exit {done.returncode})"
@@ -383,7 +383,7 @@ def _cells(row: Row) -> list[str]:
     return [row.name, engine, reference, ratio, " ".join(filter(None, [target, verdict]))]
 
 
-HEADER = ["Measurement (median)", "mlx_autodiff", "Reference", "Ratio", "Target"]
+HEADER = ["Measurement (median unless said)", "mlx_autodiff", "Reference", "Ratio", "Target"]
 
 
 def render(rows: list[Row], info: dict[str, str], markdown: bool) -> str:
