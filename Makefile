@@ -5,7 +5,7 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 PORT ?= 8000
 
-.PHONY: setup test book build-book serve lab bench exercise lint clean
+.PHONY: setup test book build-book serve lab bench bench-book exercise lint clean
 
 $(STAMP): requirements.txt pyproject.toml
 	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 10), "Python 3.10+ is needed, found " + sys.version.split()[0]'
@@ -32,8 +32,13 @@ serve:
 lab: setup
 	$(VENV)/bin/jupyter lab book/
 
+# Prints the table and refreshes book/_data/bench.json, which the book's benchmark appendix renders.
 bench: setup
-	$(PY) -m mlx_autodiff.bench
+	$(PY) -m mlx_autodiff.bench --markdown --json book/_data/bench.json
+
+# The same, plus a clean and an unchanged book build (removes _build first).
+bench-book: setup
+	$(PY) -m mlx_autodiff.bench --markdown --book --json book/_data/bench.json
 
 exercise: setup
 	$(PY) -m mlx_autodiff.exercises fork $(CH)

@@ -361,6 +361,7 @@ def machine() -> dict[str, str]:
         "mlx": mx.__version__,
         "backend": accelerator_backend() or "cpu only",
         "metal device": Device.metal().describe(),
+        "measured": time.strftime("%Y-%m-%d"),
     }
 
 
@@ -414,6 +415,20 @@ def run(quick: bool = False, book: bool = False) -> tuple[list[Row], dict[str, s
     return rows, machine()
 
 
+def save(path: Path, rows: list[Row], info: dict[str, str]) -> None:
+    """Write the results as JSON: the book's benchmark appendix renders this file."""
+    results = [asdict(row) | {"ratio": row.ratio, "met": row.met} for row in rows]
+    path.write_text(json.dumps({"machine": info, "rows": results}, indent=2) + "\n")
+
+
+def load(path: Path) -> tuple[list[Row], dict[str, str]]:
+    """Read results written by `save` (derived fields are recomputed, not trusted)."""
+    data = json.loads(path.read_text())
+    names = Row.__dataclass_fields__
+    rows = [Row(**{key: value for key, value in row.items() if key in names}) for row in data["rows"]]
+    return rows, data["machine"]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m mlx_autodiff.bench", description=__doc__.splitlines()[0])
     parser.add_argument("--markdown", action="store_true", help="print a markdown table")
@@ -424,8 +439,7 @@ def main(argv: list[str] | None = None) -> int:
     rows, info = run(quick=args.quick, book=args.book)
     print(render(rows, info, args.markdown))
     if args.json:
-        results = [asdict(row) | {"ratio": row.ratio, "met": row.met} for row in rows]
-        Path(args.json).write_text(json.dumps({"machine": info, "rows": results}, indent=2) + "\n")
+        save(Path(args.json), rows, info)
     return 0
 
 
