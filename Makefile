@@ -25,10 +25,13 @@ build-book: setup
 
 book: build-book serve
 
+# Search and links need http://, not file://; the server only listens on this machine.
 serve:
+	@test -f _build/html/index.html || { echo "No built book in _build/html: run 'make build-book' first."; exit 1; }
 	@echo "Serving the book on http://127.0.0.1:$(PORT) (Ctrl-C to stop)"
 	$(PY) -m http.server $(PORT) --bind 127.0.0.1 --directory _build/html
 
+# Chapters are MyST Markdown; jupytext (installed) lets JupyterLab open them as notebooks.
 lab: setup
 	$(VENV)/bin/jupyter lab book/
 
