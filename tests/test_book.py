@@ -61,9 +61,11 @@ def is_notebook(page: str) -> bool:
 
 
 def tiny_book(root: Path) -> Path:
-    """A one-chapter book with the project's configuration and CHAPTER as its chapter."""
+    """A one-chapter book with the project's configuration (and its local extensions in tools/)
+    and CHAPTER as its chapter."""
     (root / "book").mkdir(parents=True)
     shutil.copy(ROOT / "_config.yml", root / "_config.yml")
+    shutil.copytree(ROOT / "tools", root / "tools", ignore=shutil.ignore_patterns("__pycache__"))
     (root / "_toc.yml").write_text("format: jb-book\nroot: book/index\nchapters:\n  - file: book/05-step-1\n")
     (root / "book" / "index.md").write_text("# Tiny\n\n```{tableofcontents}\n```\n")
     (root / "book" / "05-step-1.md").write_text(CHAPTER)
