@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from book_outputs import HTML, ROOT, book_build, docname, executed, toc_pages  # noqa: F401 (fixture)
+from book_outputs import HTML, ROOT, book_build, docname, executed, plain_value, toc_pages  # noqa: F401
 from myst_nb.core.read import is_myst_markdown_notebook
 
 sys.path.insert(0, str(ROOT))  # `tools` is not an installed package; bare `pytest` would not find it
@@ -89,6 +89,19 @@ def test_failure_in_a_report_file_names_chapter_cell_and_error(tmp_path: Path) -
 
 def test_a_successful_log_names_no_failure(tmp_path: Path) -> None:
     assert execution_failures(tiny_book(tmp_path), "build succeeded.\n") == []
+
+
+def test_glued_values_are_python_literals_when_their_repr_is_one() -> None:
+    assert plain_value({"text/plain": "{'grads': [0, 2], 'loss': 1.5}"}) == {"grads": [0, 2], "loss": 1.5}
+    assert plain_value({"text/plain": ["Node", "Id(3)"]}) == "NodeId(3)"  # not a literal: the text
+
+
+def test_a_chapter_is_named_by_stem_docname_or_number() -> None:
+    first = next(page for page in toc_pages() if page.startswith("book/0"))
+    stem = first.removeprefix("book/")
+    assert docname(stem) == docname(first) == docname(f"{first}.md") == docname(stem[:2]) == first
+    with pytest.raises(LookupError, match="names 0 pages"):
+        docname("no-such-chapter")
 
 
 @pytest.mark.slow
