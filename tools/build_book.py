@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
-import os
 import re
 import shutil
 import subprocess
@@ -28,7 +27,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
-from jupyter_cache import get_cache
 from myst_nb.core.read import read_myst_markdown_notebook
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -152,31 +150,6 @@ def _relative(root: Path, path: Path) -> str:
         return path.as_posix()
 
 
-def restore_cached_outputs(root: Path) -> int:
-    """Put cached outputs back into `_build/jupyter_execute`; return how many notebooks were fixed.
-
-    On a cache hit myst-nb 1.4 renders the page from the cached outputs but writes the
-    notebook as parsed, without them (myst_nb/sphinx_.py writes `notebook`, while
-    myst_nb/core/execute/cache.py merged the outputs into a copy). Tests and readers
-    of the executed notebooks need the outputs.
-    """
-    cache, fixed = get_cache(str(root / "_build" / ".jupyter_cache")), 0
-    for path in sorted((root / "_build" / "jupyter_execute").rglob("*.ipynb")):
-        notebook = nbformat.read(path, as_version=4)
-        code = [cell for cell in notebook.cells if cell.cell_type == "code"]
-        if not code or any(cell.execution_count for cell in code):
-            continue  # no code, or executed by this build
-        try:
-            _, merged = cache.merge_match_into_notebook(notebook)
-        except KeyError:
-            continue  # not in the cache: leave it as myst-nb wrote it
-        written = path.stat()
-        nbformat.write(merged, path)
-        os.utime(path, ns=(written.st_atime_ns, written.st_mtime_ns))  # its age tells a stale .glue.json
-        fixed += 1
-    return fixed
-
-
 def build(extra: list[str] | None = None, root: Path = ROOT) -> BuildResult:
     """Run the strict Jupyter Book build on `root`, echoing its output; report failing chapters."""
     (root / "_build").mkdir(exist_ok=True)
@@ -199,8 +172,6 @@ def _locked_build(extra: list[str], root: Path) -> BuildResult:
         for line in process.stdout:
             sys.stdout.write(line)
             log.append(line)
-    restored = restore_cached_outputs(root)
-    print(f"restored cached outputs into {restored} notebook(s) in _build/jupyter_execute")
     result = BuildResult(process.returncode)
     if result.status != 0:
         result.failures = execution_failures(root, "".join(log))

@@ -1,0 +1,63 @@
+"""Sphinx extension: complete executed notebooks, offered as `.ipynb` downloads.
+
+Two gaps in the toolchain, closed where the notebooks are written:
+
+- On a cache hit, myst-nb 1.4 renders a page from the cached outputs but writes
+  `_build/jupyter_execute/<page>.ipynb` as parsed, without them
+  (myst_nb/sphinx_.py writes the parsed notebook; myst_nb/core/execute/cache.py
+  merged the outputs into a copy). Tests that read executed outputs, and
+  readers who download a chapter, need them: they are merged back here.
+- sphinx-book-theme offers a MyST notebook's `.ipynb` only when a launch
+  service (Binder, JupyterHub, Colab) is configured, and this book is read
+  offline. The completed notebook is copied next to the page's sources and the
+  theme is told about it, so its download menu shows `.ipynb`.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+import nbformat
+from jupyter_cache import get_cache
+from sphinx.application import Sphinx
+
+
+def restore_cached_outputs(notebook_path: Path, cache_path: Path) -> bool:
+    """Merge cached outputs into a notebook myst-nb wrote without them; True if it did."""
+    notebook = nbformat.read(notebook_path, as_version=4)
+    code = [cell for cell in notebook.cells if cell.cell_type == "code"]
+    if not code or any(cell.execution_count for cell in code) or not cache_path.exists():
+        return False  # no code, or executed by this build
+    try:
+        _, merged = get_cache(str(cache_path)).merge_match_into_notebook(notebook)
+    except KeyError:
+        return False  # not in the cache: leave it as myst-nb wrote it
+    written = notebook_path.stat()
+    nbformat.write(merged, notebook_path)
+    os.utime(notebook_path, ns=(written.st_atime_ns, written.st_mtime_ns))  # its age tells a stale .glue.json
+    return True
+
+
+def offer_notebook(
+    app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any
+) -> None:
+    build_dir = Path(app.outdir).parent
+    executed = build_dir / "jupyter_execute" / f"{pagename}.ipynb"
+    if not executed.exists():
+        return
+    cache = Path(app.config.nb_execution_cache_path or build_dir / ".jupyter_cache")
+    restore_cached_outputs(executed, cache)
+    target = Path(app.outdir) / "_sources" / f"{pagename}.ipynb"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copy2(executed, target)
+    context["ipynb_source"] = f"{pagename}.ipynb"
+
+
+def setup(app: Sphinx) -> dict[str, Any]:
+    # Pages are written after every notebook was read and executed; this runs
+    # before sphinx-book-theme builds its header buttons (priority 501).
+    app.connect("html-page-context", offer_notebook, priority=450)
+    return {"parallel_read_safe": True, "parallel_write_safe": False}
