@@ -185,6 +185,10 @@ class InlineSVG:
     def _repr_html_(self) -> str:
         return self.svg
 
+    def __repr__(self) -> str:
+        """What a plain-text console shows instead of the picture: no memory address."""
+        return f"<InlineSVG figure, {len(self.svg):,} characters of SVG>"
+
     def __str__(self) -> str:
         return self.svg
 
