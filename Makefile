@@ -32,8 +32,12 @@ serve:
 	$(PY) -m http.server $(PORT) --bind 127.0.0.1 --directory _build/html
 
 # Chapters are MyST Markdown; jupytext (installed) lets JupyterLab open them as notebooks.
+# Chapters are MyST Markdown: tell JupyterLab (inside .venv only) to open .md files as notebooks.
+LAB_SETTINGS := $(VENV)/share/jupyter/lab/settings/overrides.json
 lab: setup
-	$(VENV)/bin/jupyter lab book/
+	mkdir -p $(dir $(LAB_SETTINGS))
+	echo '{"@jupyterlab/docmanager-extension:plugin": {"defaultViewers": {"markdown": "Jupytext Notebook", "myst": "Jupytext Notebook"}}}' > $(LAB_SETTINGS)
+	cd book && ../$(VENV)/bin/jupyter lab index.md
 
 # Prints the table and refreshes book/_data/bench.json, which the book's benchmark appendix renders.
 bench: setup

@@ -7,15 +7,13 @@ its cell and error (tools/build_book.py), instead of a page of Sphinx traceback.
 from __future__ import annotations
 
 import shutil
-import sys
 from pathlib import Path
 
 import pytest
 from book_outputs import HTML, ROOT, book_build, docname, executed, plain_value, toc_pages  # noqa: F401
 from myst_nb.core.read import is_myst_markdown_notebook
 
-sys.path.insert(0, str(ROOT))  # `tools` is not an installed package; bare `pytest` would not find it
-from tools.build_book import build, execution_failures  # noqa: E402
+from tools.build_book import build, execution_failures  # `tools` is on pytest's pythonpath (pyproject.toml)
 
 HEADER = """---
 jupytext:
