@@ -113,7 +113,8 @@ class TrainingGuard:
         try:
             grads = GradientsParams.from_grads(loss.backward(), model)
         except TapeConsumedError as error:
-            raise TapeConsumedError(explain_tape_consumed(error, self.backward_calls, step), error.node) from error
+            advice = explain_tape_consumed(error, self.backward_calls, step)
+            raise TapeConsumedError(advice, error.node) from error
         self.check_gradients(step, grads, model)
         return grads
 

@@ -18,7 +18,7 @@ from .tensor import Distribution, Tensor
 
 
 def kaiming_uniform(fan_in: int, shape: tuple[int, ...]) -> InitFn:
-    """Burn's default Linear init: Kaiming uniform with gain 1/sqrt(3), so U(-1/sqrt(fan_in), 1/sqrt(fan_in))."""
+    """Burn's default Linear init: Kaiming uniform, gain 1/sqrt(3): U(-1/sqrt(fan_in), 1/sqrt(fan_in))."""
     gain = 1 / math.sqrt(3)
     bound = gain * math.sqrt(3 / fan_in)
 
@@ -48,7 +48,8 @@ class LinearConfig:
     def init(self, device: Device) -> Linear:
         device = check_device(device, "LinearConfig.init")
         weight_shape = (self.d_input, self.d_output)
-        weight = Param.uninitialized("weight", device, weight_shape, kaiming_uniform(self.d_input, weight_shape))
+        weight_init = kaiming_uniform(self.d_input, weight_shape)
+        weight = Param.uninitialized("weight", device, weight_shape, weight_init)
         bias = None
         if self.bias:
             bias_shape = (self.d_output,)

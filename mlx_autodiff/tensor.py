@@ -354,7 +354,8 @@ class Tensor:
     def sum(self) -> Tensor:
         """Sum of every element, shape [1]."""
         shape = self.array.shape
-        return _unary("sum", self, mx.sum(self.array).reshape(1), lambda g: mx.broadcast_to(g.reshape(()), shape))
+        out = mx.sum(self.array).reshape(1)
+        return _unary("sum", self, out, lambda g: mx.broadcast_to(g.reshape(()), shape))
 
     @_on_device
     def mean(self) -> Tensor:
