@@ -107,7 +107,7 @@ EXTRA_SCENARIOS: dict[str, Scenario] = _scenarios(
 """Not in the article: an autodiff model made plain, moved, and made autodiff again."""
 
 
-class UnknownScenarioError(ValueError):
+class UnknownScenarioError(AutodiffError, ValueError):
     """A scenario name that is neither one of the article's seven nor an extra."""
 
 
