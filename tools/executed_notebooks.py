@@ -2,11 +2,14 @@
 
 Two gaps in the toolchain, closed where the notebooks are written:
 
-- On a cache hit, myst-nb 1.4 renders a page from the cached outputs but writes
-  `_build/jupyter_execute/<page>.ipynb` as parsed, without them
-  (myst_nb/sphinx_.py writes the parsed notebook; myst_nb/core/execute/cache.py
-  merged the outputs into a copy). Tests that read executed outputs, and
-  readers who download a chapter, need them: they are merged back here.
+- myst-nb 1.4 writes `_build/jupyter_execute/<page>.ipynb` wrongly in two
+  ways: on a cache hit without any outputs (myst_nb/sphinx_.py writes the
+  parsed notebook; myst_nb/core/execute/cache.py merged the outputs into a
+  copy), and after executing with `nb_merge_streams` with a cell's printed text
+  twice (myst_nb/core/utils.py `coalesce_streams` grows the first stream in
+  place and the notebook keeps the second). The execution cache holds each
+  notebook exactly as the kernel produced it, so its outputs are merged back
+  here, for the tests that read executed outputs and for readers who download.
 - sphinx-book-theme offers a MyST notebook's `.ipynb` only when a launch
   service (Binder, JupyterHub, Colab) is configured, and this book is read
   offline. The completed notebook is copied next to the page's sources and the
@@ -26,11 +29,10 @@ from sphinx.application import Sphinx
 
 
 def restore_cached_outputs(notebook_path: Path, cache_path: Path) -> bool:
-    """Merge cached outputs into a notebook myst-nb wrote without them; True if it did."""
+    """Replace a written notebook's outputs with the cached ones; True if there were any."""
     notebook = nbformat.read(notebook_path, as_version=4)
-    code = [cell for cell in notebook.cells if cell.cell_type == "code"]
-    if not code or any(cell.execution_count for cell in code) or not cache_path.exists():
-        return False  # no code, or executed by this build
+    if not any(cell.cell_type == "code" for cell in notebook.cells) or not cache_path.exists():
+        return False
     try:
         _, merged = get_cache(str(cache_path)).merge_match_into_notebook(notebook)
     except KeyError:
