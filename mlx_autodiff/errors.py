@@ -69,6 +69,13 @@ class ForeignGradientsError(AutodiffError, ValueError):
     """Gradients given to an optimizer belong to parameters the module does not have."""
 
 
+class RecordError(AutodiffError, KeyError):
+    """A record loaded into a module whose parameter names it does not match."""
+
+    def __str__(self) -> str:  # KeyError would print the message in quotes
+        return str(self.args[0])
+
+
 class NotAModuleError(AutodiffError, TypeError):
     """A module-level function was given something that is not a Module."""
 

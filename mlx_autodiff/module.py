@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import copy
 import random
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 
 from .device import Device, check_device
-from .errors import NotAModuleError
+from .errors import NotAModuleError, RecordError, ShapeError
 from .tensor import Tensor
 
 InitFn = Callable[[Device, bool], Tensor]
@@ -136,6 +136,20 @@ class Param:
         """A fresh untracked leaf, and the flag cleared."""
         return self._with(self.val().set_require_grad(False), require_grad=False)
 
+    def load(self, values: object) -> Param:
+        """Loaded values become a fresh leaf on this parameter's device, GRAD if the flag says so.
+
+        Burn: `load_record` moves the record's tensor and detaches it
+        (crates/burn-core/src/module/param/tensor.rs). Loading counts as a first read.
+        """
+        tensor = Tensor.from_data(values, self.device)
+        if tensor.shape != tuple(self.shape):
+            raise ShapeError(
+                f"Cannot load values of shape {tensor.dims()} into parameter '{self.name}' of shape "
+                f"{list(self.shape)}. Check that the record was saved from the same architecture."
+            )
+        return self._with(tensor.require_grad() if self.require_grad_flag else tensor)
+
     def __repr__(self) -> str:
         state = repr(self._value.tensor) if self.is_initialized() else f"uninitialized on {self.device.name}"
         return f"Param('{self.name}', {self.id!r}, {state})"
@@ -200,6 +214,21 @@ class Module:
     def no_grad(self) -> Module:
         """Stop every parameter from requiring gradients."""
         return self.map_params(Param.no_grad)
+
+    def load_record(self, record: Mapping[str, object]) -> Module:
+        """A copy whose parameters hold `record`'s values, keyed by dotted name (`weight`, `fc1.bias`).
+
+        A record from `mx.load("model.safetensors")` works as it is.
+        """
+        names = [name for name, _ in self.named_params()]
+        missing = [name for name in names if name not in record]
+        unknown = [name for name in record if name not in names]
+        if missing or unknown:
+            raise RecordError(
+                f"The record does not fit this module: missing {missing or 'nothing'}, unknown "
+                f"{unknown or 'nothing'}. Its keys must be exactly the parameter names: {names}."
+            )
+        return self.map_params(lambda param: param.load(record[param.name]))
 
     def devices(self) -> list[Device]:
         """The distinct devices the parameters are on (or will be built on)."""
