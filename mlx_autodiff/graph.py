@@ -7,9 +7,16 @@ a later backward pass cannot change the picture. What a reader should see:
 - the three kinds of node (Burn: crates/burn-autodiff/src/graph/requirement.rs):
   GRAD leaves (green boxes), op outputs that are GRAD_IN_BACKWARD (blue, named by
   their op; `to_device` in bold orange), untracked tensors (grey, dashed);
-- each device as a box of its own, so a `to_device` edge crosses between them;
+- each device as a box of its own, so a `to_device` edge crosses between them,
+  and inside it each submodule (`fc1`, `layers.0`) as a smaller box around its
+  parameters;
 - after backward: which steps were consumed, where gradients landed, which
   parameters got none; at a failure, the node backward stopped at.
+
+A graph too big to lay out first folds each submodule's ops into one box
+("fc2: 4 ops, collapsed"), then, if that is still too big, cuts the nodes
+farthest from the roots into one summary box (pytorchviz users asked for big
+graphs to collapse: its issue #71).
 
 Node names come from node ids (`n3`) and everything is emitted in id order, so
 the same graph always gives the same DOT text.
@@ -17,6 +24,7 @@ the same graph always gives the same DOT text.
 
 from __future__ import annotations
 
+import re
 import textwrap
 from collections import Counter, deque
 from collections.abc import Iterable, Mapping
@@ -84,6 +92,26 @@ class _Box:
     node: Node | None = None
     names: list[str] = field(default_factory=list)
     values: str | None = None
+    submodule: str | None = None
+    """The submodule whose parameter this box holds (`fc1` for `fc1.weight`); None at top level."""
+
+
+@dataclass
+class _Fold:
+    """The op nodes computed from one submodule's parameters, drawn as one box in a big graph."""
+
+    key: str
+    submodule: str
+    members: list[_Box]
+
+    @property
+    def device(self) -> Device | None:
+        """The members' device, or None if they are spread over several."""
+        kinds = {box.device.kind for box in self.members}
+        return self.members[0].device if len(kinds) == 1 else None
+
+
+_Drawn = _Box | _Fold
 
 
 @dataclass
@@ -126,24 +154,31 @@ def snapshot(
 # ----- what to draw -----------------------------------------------------------------
 
 
-def _roots(module: Module | None, tensors: Mapping[str, Tensor] | None) -> list[tuple[str, Tensor]]:
+_Root = tuple[str, Tensor, str | None]
+"""A name, its tensor, and for a nested parameter its submodule (`fc1` for `fc1.weight`)."""
+
+
+def _roots(module: Module | None, tensors: Mapping[str, Tensor] | None) -> list[_Root]:
     """Initialized parameters (by path), then the named tensors, in the order given."""
-    roots: list[tuple[str, Tensor]] = []
+    roots: list[_Root] = []
     if module is not None:
-        roots += [(path, p.val()) for path, p in module.named_params() if p.is_initialized()]
-    roots += list((tensors or {}).items())
+        for path, param in module.named_params():
+            if param.is_initialized():
+                roots.append((path, param.val(), path.rpartition(".")[0] or None))
+    roots += [(name, tensor, None) for name, tensor in (tensors or {}).items()]
     return roots
 
 
-def _collect(roots: list[tuple[str, Tensor]], error: BaseException | None) -> dict[str, _Box]:
+def _collect(roots: list[_Root], error: BaseException | None) -> dict[str, _Box]:
     """Every box to draw, keyed by DOT name: the roots and all their ancestors."""
     boxes: dict[str, _Box] = {}
     stack: list[Node] = []
-    for index, (name, tensor) in enumerate(roots):
+    for index, (name, tensor, submodule) in enumerate(roots):
         node = tensor.node
         key = f"n{node.id}" if node is not None else f"plain{index}"
         box = boxes.setdefault(key, _Box(key, tensor.device, tensor.shape, node))
         box.names.append(name)
+        box.submodule = box.submodule or submodule
         box.values = box.values or _numbers(tensor.array)
         if node is not None:
             stack.append(node)
@@ -209,27 +244,35 @@ def _grad_values(grads: Gradients, node: Node) -> str:
 
 def _dot(title: str, boxes: dict[str, _Box], marks: _Marks, max_nodes: int) -> str:
     ordered = sorted(boxes.values(), key=_order)
-    kept, hidden = _keep(ordered, boxes, marks, max_nodes)
+    folds: list[_Fold] = []
+    parents = _drawn_parents(ordered, {})
+    if not _fits(parents, max_nodes):
+        folds = _folds(ordered, marks)
+        parents = _drawn_parents(ordered, {box.key: fold.key for fold in folds for box in fold.members})
+    drawn: dict[str, _Drawn] = {**boxes, **{fold.key: fold for fold in folds}}
+    pinned = [key for key in parents if isinstance(box := drawn[key], _Box) and _pinned(box, marks)]
+    kept, hidden = _keep(parents, pinned, max_nodes)
     lines = [
         "digraph autodiff {",
         "  graph " + attributes(_graph_attributes(title, marks)) + ";",
         "  node " + attributes({"fontname": FONT, "fontsize": 11, "margin": "0.14,0.06"}) + ";",
         "  edge " + attributes({"color": "#546e7a", "arrowsize": 0.7}) + ";",
     ]
-    for kind in ("flex", "metal"):
-        members = [box for box in kept if box.device.kind == kind]
-        if members:
-            lines.append(f"  subgraph cluster_{kind} {{")
-            lines.append("    graph " + attributes(_cluster_attributes(members[0].device)) + ";")
-            lines += [f"    {box.key} " + attributes(_box_attributes(box, marks)) + ";" for box in members]
-            lines.append("  }")
-    kept_keys = {box.key for box in kept}
-    lines += _edges(kept, kept_keys)
+    items = [drawn[key] for key in kept]
+    for device in _devices(items):
+        members = [item for item in items if item.device is not None and item.device.kind == device.kind]
+        lines.append(f"  subgraph cluster_{device.kind} {{")
+        lines.append("    graph " + attributes(_cluster_attributes(device)) + ";")
+        lines += _cluster_body(device.kind, members, marks)
+        lines.append("  }")
+    lines += [_statement(item, marks, "  ") for item in items if item.device is None]
+    kept_keys = set(kept)
+    lines += _edges(items, parents, kept_keys)
     if hidden:
-        lines += _summary(hidden, kept, kept_keys)
+        lines += _summary([drawn[key] for key in hidden], parents, kept_keys)
     if marks.error is not None and marks.note_on in kept_keys:
         lines += _note(marks)
-    lines += _legend(kept, marks)
+    lines += _legend(items, marks)
     lines.append("}")
     return "\n".join(lines) + "\n"
 
@@ -238,51 +281,146 @@ def _order(box: _Box) -> tuple[int, int, str]:
     return (0, box.node.id, "") if box.node is not None else (1, 0, box.key)
 
 
-def _keep(
-    ordered: list[_Box], boxes: dict[str, _Box], marks: _Marks, max_nodes: int
-) -> tuple[list[_Box], list[_Box]]:
-    """All boxes, or, for big graphs, the pinned ones and the nearest to them (breadth first).
+def _devices(items: list[_Drawn]) -> list[Device]:
+    """One device per kind drawn, flex first: the first box's, which its cluster's label describes."""
+    first = {item.device.kind: item.device for item in reversed(items) if item.device is not None}
+    return [first[kind] for kind in ("flex", "metal") if kind in first]
+
+
+def _cluster_body(kind: str, members: list[_Drawn], marks: _Marks) -> list[str]:
+    """A device's boxes; each submodule's parameters in a box of their own, in first-seen order.
+
+    A folded submodule's ops stay beside that box, not in it: the next layer's
+    box would otherwise share a rank with it, and the layers would step sideways.
+    """
+    lines = [_statement(item, marks, "    ") for item in members if not _held_by(item)]
+    for submodule in dict.fromkeys(_held_by(item) for item in members if _held_by(item)):
+        lines.append(f"    subgraph cluster_{kind}_{_dot_name(submodule)} {{")
+        lines.append("      graph " + attributes(_submodule_attributes(submodule)) + ";")
+        lines += [_statement(item, marks, "      ") for item in members if _held_by(item) == submodule]
+        lines.append("    }")
+    return lines
+
+
+def _held_by(item: _Drawn) -> str | None:
+    """The submodule whose parameter a box holds."""
+    return item.submodule if isinstance(item, _Box) else None
+
+
+def _dot_name(path: str) -> str:
+    """A submodule path as part of a DOT name: `layers.0` -> `layers_0`."""
+    return re.sub(r"\W", "_", path)
+
+
+def _statement(item: _Drawn, marks: _Marks, indent: str) -> str:
+    attrs = _box_attributes(item, marks) if isinstance(item, _Box) else _fold_attributes(item)
+    return f"{indent}{item.key} " + attributes(attrs) + ";"
+
+
+# ----- big graphs: fold submodules, then cut ---------------------------------------------
+
+
+def _drawn_parents(ordered: list[_Box], fold_of: Mapping[str, str]) -> dict[str, list[str]]:
+    """Each drawn key's parents, in creation order, with folded boxes replaced by their fold.
+
+    A fold gets each neighbour once; other boxes keep one edge per input, as the op has.
+    """
+    parents: dict[str, list[str]] = {}
+    folds = set(fold_of.values())
+    for box in ordered:
+        key = fold_of.get(box.key, box.key)
+        into = parents.setdefault(key, [])
+        for parent in box.node.parents if box.node is not None else ():
+            up = fold_of.get(f"n{parent.id}", f"n{parent.id}")
+            folded = key in folds or up in folds
+            if up != key and not (folded and up in into):
+                into.append(up)
+    return parents
+
+
+def _fits(parents: dict[str, list[str]], max_nodes: int) -> bool:
+    return len(parents) <= max_nodes and _layout_cost(parents, list(parents)) <= LAYOUT_BUDGET
+
+
+def _folds(ordered: list[_Box], marks: _Marks) -> list[_Fold]:
+    """Each submodule's op nodes, for a graph too big to draw node by node.
+
+    An op that reads parameters belongs to their submodule; any other op to the
+    submodule all its inputs belong to. The tape does not record where a
+    `forward` ends, so ops after the last layer (a loss's `sub`, `square`) count
+    as that layer's. Never folded: a to_device (the move this book is about),
+    and the boxes a cut never hides (parameters, named tensors, the failed node).
+    """
+    held = {box.key: box.submodule for box in ordered if box.submodule}
+    owner: dict[str, str | None] = dict(held)
+    for box in ordered:  # ids grow with creation, so parents come first
+        node = box.node
+        if box.key in owner or node is None or node.is_leaf or node.op == "to_device":
+            continue
+        inputs = [f"n{parent.id}" for parent in node.parents]
+        found = {held[key] for key in inputs if key in held} or {owner.get(key) for key in inputs}
+        owner[box.key] = found.pop() if len(found) == 1 else None
+    folds: dict[str, _Fold] = {}
+    for box in ordered:
+        submodule = owner.get(box.key)
+        if submodule is not None and box.key not in held and not _pinned(box, marks):
+            fold = folds.setdefault(submodule, _Fold(f"fold_{_dot_name(submodule)}", submodule, []))
+            fold.members.append(box)
+    return list(folds.values())
+
+
+def _keep(parents: dict[str, list[str]], pinned: list[str], max_nodes: int) -> tuple[list[str], list[str]]:
+    """All keys, or, for big graphs, the pinned ones and the nearest to them (breadth first).
 
     "Big" counts what the layout pays for: Graphviz breaks every edge that spans
     several ranks into one dummy node per rank, so a parameter used in every
     layer of a long chain costs far more than its one box.
     """
-    if len(ordered) <= max_nodes and _layout_cost(boxes, [b.key for b in ordered]) <= LAYOUT_BUDGET:
-        return ordered, []
-    first = [b.key for b in ordered if _pinned(b, marks)]
-    seen = set(first)
-    queue = deque(first)
+    keys = list(parents)
+    if _fits(parents, max_nodes):
+        return keys, []
+    seen = set(pinned)
+    queue = deque(pinned)
     nearest: list[str] = []
     while queue:
         key = queue.popleft()
         nearest.append(key)
-        node = boxes[key].node
-        for parent in node.parents if node is not None else ():
-            if f"n{parent.id}" not in seen:
-                seen.add(f"n{parent.id}")
-                queue.append(f"n{parent.id}")
-    low, high = min(len(first), max_nodes), max_nodes
+        for parent in parents[key]:
+            if parent not in seen:
+                seen.add(parent)
+                queue.append(parent)
+    low, high = min(len(pinned), max_nodes), max_nodes
     while low < high:  # the longest prefix of `nearest` the layout can afford
         middle = (low + high + 1) // 2
-        if _layout_cost(boxes, nearest[:middle]) <= LAYOUT_BUDGET:
+        if _layout_cost(parents, nearest[:middle]) <= LAYOUT_BUDGET:
             low = middle
         else:
             high = middle - 1
     kept = set(nearest[:low])
-    return [b for b in ordered if b.key in kept], [b for b in ordered if b.key not in kept]
+    return [key for key in keys if key in kept], [key for key in keys if key not in kept]
 
 
-def _layout_cost(boxes: dict[str, _Box], keys: list[str]) -> int:
-    """Boxes plus the dummy nodes of edges longer than one rank, ranks by longest path."""
+def _layout_cost(parents: dict[str, list[str]], keys: list[str]) -> int:
+    """Boxes plus the dummy nodes of edges longer than one rank.
+
+    Ranks by longest path, except that a source sits just above its first
+    consumer, as Graphviz puts it: a parameter read once costs nothing, one
+    read in every layer pays for every rank it spans.
+    """
     kept = set(keys)
-    nodes = sorted((boxes[k].node for k in keys if boxes[k].node is not None), key=lambda n: n.id)
-    rank: dict[int, int] = {}
-    cost = len(keys)
-    for node in nodes:  # ids grow with creation, so parents come first
-        parents = [p.id for p in node.parents if f"n{p.id}" in kept]
-        rank[node.id] = 1 + max((rank[p] for p in parents), default=-1)
-        cost += sum(rank[node.id] - rank[p] - 1 for p in parents)
-    return cost
+    rank: dict[str, int] = {}
+    children: dict[str, list[str]] = {}
+    for key in parents:  # creation order, so parents come first
+        if key in kept:
+            ups = [up for up in parents[key] if up in kept]
+            rank[key] = 1 + max((rank[up] for up in ups if up in rank), default=-1)
+            for up in ups:
+                children.setdefault(up, []).append(key)
+    for key in rank:
+        if not any(up in kept for up in parents[key]) and key in children:
+            rank[key] = min(rank[child] for child in children[key]) - 1
+    spans = (abs(rank[child] - rank[up]) - 1 for up, below in children.items() for child in below)
+    return len(keys) + sum(max(0, span) for span in spans)
 
 
 def _pinned(box: _Box, marks: _Marks) -> bool:
@@ -327,6 +465,49 @@ def _cluster_attributes(device: Device) -> dict[str, str | int | float]:
         "labeljust": "l",
         "tooltip": device.describe(),
     }
+
+
+def _submodule_attributes(submodule: str) -> dict[str, str | int | float]:
+    return {
+        "label": submodule,
+        "style": "rounded,filled",
+        "fillcolor": "white",
+        "color": "#90a4ae",
+        "fontname": FONT,
+        "fontsize": 11,
+        "fontcolor": "#37474f",
+        "labeljust": "l",
+        "tooltip": f"the parameters of submodule {submodule}",
+    }
+
+
+def _fold_attributes(fold: _Fold) -> dict[str, str | int | float]:
+    """A submodule's ops as one box: how many, which, and whether backward consumed them."""
+    attrs: dict[str, str | int | float] = dict(STYLES["op"]) | {"shape": "box3d"}
+    count = len(fold.members)
+    which = _wrapped(textwrap.wrap(_op_counts(fold.members), 40), "<br/>")
+    lines = [
+        f"<b>{html(fold.submodule)}: {count} op{'s' if count > 1 else ''}, collapsed</b>",
+        f'<font point-size="9" color="{MUTED}">{which}</font>',
+    ]
+    if all(_consumed(box.node) for box in fold.members):
+        attrs["style"] += ",dashed"
+        attrs["fillcolor"] = FADED_FILL["op"]
+        attrs["fontcolor"] = MUTED
+        last = max(box.node.consumed_in or 0 for box in fold.members if box.node is not None)
+        lines.append(f'<font point-size="10" color="{MUTED}"><i>consumed in backward #{last}</i></font>')
+    attrs["label"] = Html("<br/>".join(lines))
+    ids = ", ".join(node_name(box.node.id) for box in fold.members if box.node is not None)
+    attrs["tooltip"] = (
+        f"{fold.submodule}: {count} op nodes computed from its parameters, drawn as one box "
+        f"because the whole graph is too big to lay out\nops: {_op_counts(fold.members)}\nnodes: {ids}"
+    )
+    return attrs
+
+
+def _op_counts(boxes: Iterable[_Box]) -> str:
+    ops = Counter(box.node.op if box.node is not None else "plain" for box in boxes)
+    return ", ".join(f"{op} x{n}" for op, n in sorted(ops.items()))
 
 
 def _box_attributes(box: _Box, marks: _Marks) -> dict[str, str | int | float]:
@@ -413,47 +594,43 @@ def _step_words(node: Node) -> str:
     return f"consumed in backward #{node.consumed_in}"
 
 
-def _edges(kept: list[_Box], kept_keys: set[str]) -> list[str]:
+def _edges(items: list[_Drawn], parents: dict[str, list[str]], kept_keys: set[str]) -> list[str]:
     lines = []
-    for box in kept:
-        node = box.node
-        for parent in node.parents if node is not None else ():
-            if f"n{parent.id}" not in kept_keys:
+    for item in items:
+        for up in parents[item.key]:
+            if up not in kept_keys:
                 continue
             attrs: dict[str, str | int | float] = {}
-            if node.op == "to_device":
+            if isinstance(item, _Box) and item.node is not None and item.node.op == "to_device":
                 attrs = {"color": AMBER, "penwidth": 2.5}
-            if _consumed(node):
+            if _all_consumed(item):
                 attrs["style"] = "dashed"
-            lines.append(f"  n{parent.id} -> {box.key}" + (" " + attributes(attrs) if attrs else "") + ";")
+            lines.append(f"  {up} -> {item.key}" + (" " + attributes(attrs) if attrs else "") + ";")
     return lines
 
 
-def _summary(hidden: list[_Box], kept: list[_Box], kept_keys: set[str]) -> list[str]:
+def _all_consumed(item: _Drawn) -> bool:
+    members = [item] if isinstance(item, _Box) else item.members
+    return all(_consumed(box.node) for box in members)
+
+
+def _summary(hidden: list[_Drawn], parents: dict[str, list[str]], kept_keys: set[str]) -> list[str]:
     """One box standing for every node left out, wired to the kept nodes it touches."""
-    ops = Counter(box.node.op if box.node is not None else "plain" for box in hidden)
-    counts = ", ".join(f"{op} x{n}" for op, n in sorted(ops.items()))
-    label = f"... {len(hidden)} more nodes\n" + "\n".join(textwrap.wrap(counts, 40))
+    boxes = [box for item in hidden for box in ([item] if isinstance(item, _Box) else item.members)]
+    label = f"... {len(boxes)} more nodes\n" + "\n".join(textwrap.wrap(_op_counts(boxes), 40))
     lines = [
         "  more " + attributes({"shape": "box", "style": "dashed", "color": MUTED, "label": label}) + ";"
     ]
-    hidden_keys = {box.key for box in hidden}
-    into, out_of = set(), set()
-    for box in kept:
-        for parent in box.node.parents if box.node is not None else ():
-            if f"n{parent.id}" in hidden_keys:
-                into.add(box.key)
-    for box in hidden:
-        for parent in box.node.parents if box.node is not None else ():
-            if f"n{parent.id}" in kept_keys:
-                out_of.add(f"n{parent.id}")
+    hidden_keys = {item.key for item in hidden}
+    into = {key for key in kept_keys if any(up in hidden_keys for up in parents[key])}
+    out_of = {up for key in hidden_keys for up in parents[key] if up in kept_keys}
     lines += [f"  more -> {key} [style=dashed];" for key in sorted(into, key=_key_order)]
     lines += [f"  {key} -> more [style=dashed];" for key in sorted(out_of, key=_key_order)]
     return lines
 
 
 def _key_order(key: str) -> tuple[int, str]:
-    return (int(key[1:]), "") if key.startswith("n") else (1 << 62, key)
+    return (int(key[1:]), "") if re.fullmatch(r"n\d+", key) else (1 << 62, key)
 
 
 def _first_words(error: BaseException) -> list[str]:
@@ -487,7 +664,7 @@ def _note(marks: _Marks) -> list[str]:
     return ["  error " + attributes(attrs) + ";", f"  error -> {marks.note_on} " + attributes(edge) + ";"]
 
 
-def _legend(kept: Iterable[_Box], marks: _Marks) -> list[str]:
+def _legend(items: list[_Drawn], marks: _Marks) -> list[str]:
     """The key, in every graph: each colour and shape, plus the markings this graph uses."""
     kinds = [
         ("leaf", "leaf parameter (Grad): keeps its gradient"),
@@ -495,6 +672,7 @@ def _legend(kept: Iterable[_Box], marks: _Marks) -> list[str]:
         ("to_device", "to_device output: an op, not a leaf"),
         ("untracked", "untracked (None): no gradient flows"),
     ]
+    kept = [item for item in items if isinstance(item, _Box)]
     if any(box.node is None for box in kept):
         kinds.append(("plain", "plain tensor: nothing recorded"))
     rows = []
@@ -502,8 +680,10 @@ def _legend(kept: Iterable[_Box], marks: _Marks) -> list[str]:
         style = STYLES[kind]
         fill = style.get("fillcolor", "white")
         rows.append(_legend_row(f'<td bgcolor="{fill}" color="{style["color"]}"> </td>', words))
-    if any(_consumed(box.node) for box in kept):
+    if any(_all_consumed(item) for item in items):
         rows.append(_legend_row(_swatch("dashed outline", MUTED), "step consumed by a backward pass"))
+    if len(kept) < len(items):
+        rows.append(_legend_row(_swatch("fc: n ops", STYLES["op"]["color"]), "a submodule's ops, collapsed"))
     if marks.grads is not None:
         rows.append(_legend_row(_swatch("&#8711; on", GREEN), "gradient landed here (double border)"))
         rows.append(_legend_row(_swatch("no gradient", RED), "parameter got no gradient"))

@@ -36,7 +36,7 @@ from mlx_autodiff import (
     accelerator_backend,
     render,
 )
-from mlx_autodiff.graph import Graph, RendererNotFoundError, flowchart, snapshot
+from mlx_autodiff.graph import MAX_NODES, Graph, RendererNotFoundError, flowchart, snapshot
 
 REPO = Path(__file__).resolve().parents[1]
 GOLDEN = Path(__file__).resolve().parent / "golden"
@@ -118,17 +118,27 @@ def node_keys(dot: str) -> list[str]:
     return re.findall(r"^\s*(n\d+|plain\d+) \[", dot, re.MULTILINE)
 
 
-def cluster_of(dot: str, key: str) -> str | None:
-    cluster = None
+def fold_keys(dot: str) -> list[str]:
+    return re.findall(r"^\s*(fold_\w+) \[", dot, re.MULTILINE)
+
+
+def clusters_of(dot: str, key: str) -> list[str]:
+    """The clusters around node `key`, outermost first (["metal", "metal_fc1"])."""
+    open_clusters: list[str] = []
     for line in dot.splitlines():
         opened = re.match(r"\s*subgraph cluster_(\w+) \{", line)
         if opened:
-            cluster = opened.group(1)
-        elif line.strip() == "}":
-            cluster = None
+            open_clusters.append(opened.group(1))
+        elif line.strip() == "}" and open_clusters:
+            open_clusters.pop()
         elif line.strip().startswith(f"{key} ["):
-            return cluster
-    return None
+            return open_clusters
+    raise AssertionError(f"{key} is not declared")
+
+
+def cluster_of(dot: str, key: str) -> str | None:
+    """The innermost cluster around node `key`."""
+    return (clusters_of(dot, key) or [None])[-1]
 
 
 def edges(dot: str) -> list[tuple[str, str, str]]:
@@ -275,6 +285,101 @@ def test_big_graphs_are_cut_to_max_nodes_with_a_summary() -> None:
     assert {f"n{y.node.id}", f"n{x.node.id}"} <= set(node_keys(dot)), "the root and the leaf are kept"
     assert (f"n{x.node.id}", "more") in [(a, b) for a, b, _ in edges(dot)]
     assert "<svg" in Graph("chain", dot).svg()
+
+
+# ----- models with submodules -------------------------------------------------------------
+
+
+class Mlp(Module):
+    """Linear layers `fc1`, `fc2`, ... with a relu after each; the layers' outputs are kept."""
+
+    def __init__(self, *devices: Device) -> None:
+        """One layer per device given: 4 -> 8 -> ... -> 8 -> 1."""
+        sizes = [4] + [8] * (len(devices) - 1) + [1]
+        for index, device in enumerate(devices):
+            setattr(self, f"fc{index + 1}", LinearConfig(sizes[index], sizes[index + 1]).init(device))
+        self.outputs: list[Tensor] = []
+
+    def layers(self) -> list[Module]:
+        return [layer for layer in vars(self).values() if isinstance(layer, Module)]
+
+    def forward(self, x: Tensor) -> Tensor:
+        for layer in self.layers():
+            device = layer.weight.device
+            x = layer.forward(x if x.device == device else x.to_device(device)).relu()
+            self.outputs.append(x)
+        return x
+
+
+def mlp_loss(model: Mlp, device: Device) -> Tensor:
+    device.seed(1)
+    x = Tensor.random([8, 4], Distribution.uniform(-1.0, 1.0), device)
+    return model.forward(x).mean()
+
+
+def test_submodule_parameters_are_drawn_in_a_cluster_inside_their_device() -> None:
+    metal = Device.metal().autodiff()
+    model = Mlp(metal, metal)
+    loss = mlp_loss(model, metal)
+    dot = snapshot("mlp", module=model, tensors={"loss": loss}, grads=loss.backward()).dot
+    for layer in ("fc1", "fc2"):
+        for name in ("weight", "bias"):
+            node = getattr(getattr(model, layer), name).val().node
+            key = f"n{node.id}"
+            assert clusters_of(dot, key) == ["metal", f"metal_{layer}"], f"{layer}.{name}"
+            assert f"<b>{layer}.{name}</b>" in statement(dot, key)
+        assert f'label="{layer}"' in dot
+    assert clusters_of(dot, f"n{model.outputs[0].node.id}") == ["metal"], "ops stay outside the box"
+    assert fold_keys(dot) == [], "a small graph folds nothing"
+
+
+def test_split_model_has_each_submodule_inside_the_device_it_lives_on() -> None:
+    flex, metal = Device.flex().autodiff(), Device.metal().autodiff()
+    model = Mlp(flex, metal)
+    dot = snapshot("split", module=model, tensors={"loss": mlp_loss(model, flex)}).dot
+    assert clusters_of(dot, f"n{model.fc1.weight.val().node.id}") == ["flex", "flex_fc1"]
+    assert clusters_of(dot, f"n{model.fc1.bias.val().node.id}") == ["flex", "flex_fc1"]
+    assert clusters_of(dot, f"n{model.fc2.weight.val().node.id}") == ["metal", "metal_fc2"]
+    moved = [key for key in node_keys(dot) if "to_device (flex to metal)" in statement(dot, key)]
+    assert len(moved) == 1 and clusters_of(dot, moved[0]) == ["metal"]
+
+
+def deep(layers: int) -> tuple[Mlp, Tensor]:
+    metal = Device.metal().autodiff()
+    model = Mlp(*[metal] * layers)
+    return model, mlp_loss(model, metal)
+
+
+def test_deep_model_folds_each_layer_into_one_box() -> None:
+    model, loss = deep(60)
+    graph = snapshot("deep", module=model, tensors={"loss": loss})
+    dot = graph.dot
+    assert fold_keys(dot) == [f"fold_fc{i}" for i in range(1, 61)]
+    assert "more [" not in dot, "folding alone brings this graph under the budget"
+    assert len(node_keys(dot)) + len(fold_keys(dot)) <= MAX_NODES
+    pairs = [(a, b) for a, b, _ in edges(dot)]
+    for i, output in enumerate(model.outputs, start=1):
+        fold = statement(dot, f"fold_fc{i}")
+        assert f"fc{i}: 4 ops, collapsed" in fold and "matmul x1" in fold and "relu x1" in fold
+        assert f"NodeId({output.node.id})" in fold, "the layer's output is one of the folded ops"
+        assert clusters_of(dot, f"fold_fc{i}") == ["metal"]
+        assert (f"n{getattr(model, f'fc{i}').weight.val().node.id}", f"fold_fc{i}") in pairs
+        if i > 1:
+            assert (f"fold_fc{i - 1}", f"fold_fc{i}") in pairs, "edges between folded layers are kept"
+    assert ("fold_fc60", f"n{loss.node.id}") in pairs, "the named loss is never folded"
+    assert "a submodule's ops, collapsed" in statement(dot, "legend")
+    assert "fc60: 4 ops, collapsed" in graph.svg()
+
+
+def test_a_graph_still_too_big_after_folding_is_cut_with_a_summary() -> None:
+    model, loss = deep(60)
+    dot = snapshot("deep", module=model, tensors={"loss": loss}, max_nodes=150).dot
+    pinned = 2 * 60 + 1  # the parameters and the loss
+    kept = [f"fold_fc{i}" for i in range(60 - (150 - pinned) + 1, 61)]
+    assert fold_keys(dot) == kept, "the folds nearest the loss are kept"
+    hidden = 60 - len(kept)
+    assert f"{4 * hidden} more nodes" in statement(dot, "more") and f"matmul x{hidden}" in dot
+    assert ("more", kept[0]) in [(a, b) for a, b, _ in edges(dot)]
 
 
 # ----- goldens: one per kind of outcome, in a fresh process -----------------------------
