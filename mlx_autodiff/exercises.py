@@ -14,63 +14,11 @@ from __future__ import annotations
 
 import sys
 
-from .workbook import (
-    DEFAULT_TIMEOUT,
-    ROOT,
-    Chapter,
-    Exercise,
-    ExerciseError,
-    ExerciseFormatError,
-    ForkExistsError,
-    ForkResult,
-    NoCopyError,
-    NoExercisesError,
-    NotANotebookError,
-    Report,
-    Result,
-    UnknownChapterError,
-    book_exercises,
-    chapters,
-    check,
-    default_output,
-    execute,
-    exercises,
-    fork,
-    forked_notebook,
-    read_notebook,
-    resolve,
-    stub_message,
-)
+from .workbook import *  # noqa: F403 (this module is the workbook's public face)
+from .workbook import __all__ as _workbook_names
 from .workbook.cli import main
 
-__all__ = [
-    "DEFAULT_TIMEOUT",
-    "ROOT",
-    "Chapter",
-    "Exercise",
-    "ExerciseError",
-    "ExerciseFormatError",
-    "ForkExistsError",
-    "ForkResult",
-    "NoCopyError",
-    "NoExercisesError",
-    "NotANotebookError",
-    "Report",
-    "Result",
-    "UnknownChapterError",
-    "book_exercises",
-    "chapters",
-    "check",
-    "default_output",
-    "execute",
-    "exercises",
-    "fork",
-    "forked_notebook",
-    "main",
-    "read_notebook",
-    "resolve",
-    "stub_message",
-]
+__all__ = [*_workbook_names, "main"]
 
 if __name__ == "__main__":
     sys.exit(main())
