@@ -61,6 +61,15 @@ def assert_trainable(model: Module) -> None:
         )
 
 
+def check_loss(step: int, value: float) -> None:
+    """Stop on a NaN or infinite loss, naming the step (the guard and the scenario runner share it)."""
+    if not math.isfinite(value):
+        raise NonFiniteLossError(
+            f"step {step}: the loss is {value}: training diverged. Lower the learning rate or "
+            "check the inputs for NaN or infinite values."
+        )
+
+
 class TrainingGuard:
     """Checks each step of a loop; raises at the first step that cannot train.
 
@@ -81,11 +90,7 @@ class TrainingGuard:
 
     def check_loss(self, step: int, value: float) -> None:
         """Stop on a NaN or infinite loss, naming the step."""
-        if not math.isfinite(value):
-            raise NonFiniteLossError(
-                f"step {step}: the loss is {value}. Training would go on with garbage; lower the "
-                "learning rate or check the inputs for NaN/inf."
-            )
+        check_loss(step, value)
 
     def check_gradients(self, step: int, grads: GradientsParams, model: Module) -> None:
         """Stop unless every parameter got a gradient."""

@@ -230,14 +230,6 @@ class Module:
             )
         return self.map_params(lambda param: param.load(record[param.name]))
 
-    def devices(self) -> list[Device]:
-        """The distinct devices the parameters are on (or will be built on)."""
-        found: list[Device] = []
-        for param in self.params():
-            if param.device not in found:
-                found.append(param.device)
-        return found
-
 
 def check_module(value: object, what: str) -> Module:
     """Return `value` if it is a Module, else raise NotAModuleError naming `what`."""

@@ -58,6 +58,12 @@ class GradientsParams:
     def remove(self, param_id: ParamId) -> Tensor | None:
         return self._grads.pop(param_id, None)
 
+    def copy(self) -> GradientsParams:
+        """A shallow copy: the same gradient tensors, its own table."""
+        copied = GradientsParams()
+        copied._grads = dict(self._grads)
+        return copied
+
     def param_ids(self) -> list[ParamId]:
         return list(self._grads)
 
@@ -82,8 +88,7 @@ class Optimizer:
                 f"optimizer.step expects GradientsParams (from GradientsParams.from_grads), "
                 f"got {type(grads).__name__}."
             )
-        remaining = GradientsParams()
-        remaining._grads = dict(grads._grads)
+        remaining = grads.copy()
         updated = module.map_params(lambda param: self._step_param(lr, param, remaining))
         if len(remaining):
             raise ForeignGradientsError(

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import subprocess
 import sys
@@ -24,8 +23,9 @@ from pathlib import Path
 from typing import Literal
 
 from .device import Device
-from .errors import AutodiffError, NonFiniteLossError
+from .errors import AutodiffError
 from .graph import Graph, snapshot
+from .guard import check_loss
 from .module import Module
 from .nn import LinearConfig, MseLoss, Reduction
 from .optim import AdamConfig, GradientsParams, Optimizer
@@ -276,11 +276,7 @@ def _step(
         )
     )
     value = loss.into_scalar()
-    if not math.isfinite(value):
-        raise NonFiniteLossError(
-            f"The loss at step {k} is {value}: training diverged. Lower the learning rate "
-            "or check the data for NaN or infinite values."
-        )
+    check_loss(k, value)
     after = f"{name}: step {k}, after backward"
     try:
         grads = loss.backward()

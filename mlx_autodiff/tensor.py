@@ -572,8 +572,3 @@ def _untracked_backward_message(x: Tensor) -> str:
         "`to_device` and `fork` leave them plain: call `.train()` on the model after moving it "
         "(check with `model.weight.is_require_grad()`)."
     )
-
-
-def is_finite(x: Tensor) -> bool:
-    """True when every value of `x` is finite (no NaN, no infinity)."""
-    return bool(mx.all(mx.isfinite(x.array)).item())

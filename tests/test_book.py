@@ -9,6 +9,7 @@ from __future__ import annotations
 import shutil
 from pathlib import Path
 
+import nbformat
 import pytest
 from book_outputs import HTML, ROOT, book_build, docname, executed, plain_value, toc_pages  # noqa: F401
 from myst_nb.core.read import is_myst_markdown_notebook
@@ -136,3 +137,22 @@ def test_every_cell_ran_and_none_errored_unless_tagged_raises_exception(page: st
     assert not errored - tagged, f"{page}: code cells {sorted(errored - tagged)} raised without the tag"
     assert not tagged - errored, (f"{page}: code cells {sorted(tagged - errored)} are tagged "
                                   "raises-exception but no longer raise: the error the prose shows is gone")
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("book_build")
+@pytest.mark.parametrize("page", [page for page in toc_pages() if is_notebook(page)])
+def test_every_chapter_downloads_as_its_executed_notebook(page: str) -> None:
+    """tools/executed_notebooks.py: the download menu offers the .ipynb, with the kernel's outputs."""
+    download = HTML / "_sources" / f"{page}.ipynb"
+    assert download.exists(), f"{page}: no {download.relative_to(ROOT)} to download"
+    page_html = (HTML / f"{page}.html").read_text()
+    assert f'_sources/{page}.ipynb"' in page_html, f"{page}: the page does not link its notebook"
+    code = [cell for cell in nbformat.read(download, as_version=4).cells
+            if cell.cell_type == "code" and cell.source.strip()]
+    assert code and all(cell.execution_count for cell in code), f"{page}: the download lacks its outputs"
+    for number, cell in enumerate(code, 1):
+        streams = [output.text for output in cell.outputs if output.output_type == "stream"]
+        # myst-nb's stream merging once grew a stream by the next one and kept both
+        doubled = [a for a, b in zip(streams, streams[1:], strict=False) if a.endswith(b)]
+        assert not doubled, f"{page}: code cell {number} prints {doubled[0]!r} twice"

@@ -338,3 +338,14 @@ def test_cli_as_a_module_isolated() -> None:
         in done.stdout
     )
     assert "flex.autodiff -> fork      require_grad true " in done.stdout
+
+
+def test_a_non_finite_loss_stops_the_run_at_its_step(monkeypatch) -> None:
+    from mlx_autodiff import scenarios
+
+    forward = scenarios.MseLoss.forward
+    monkeypatch.setattr(scenarios.MseLoss, "forward", lambda self, *args: forward(self, *args) * float("inf"))
+    record = run("direct")
+    assert record.steps == []
+    assert record.error is not None and record.error.type == "NonFiniteLossError" and record.error.step == 0
+    assert "step 0: the loss is inf: training diverged" in record.error.message
