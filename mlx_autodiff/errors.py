@@ -57,6 +57,10 @@ class ShapeError(AutodiffError, ValueError):
     """Shapes that an op cannot combine, or a dim that does not exist."""
 
 
+class DomainError(AutodiffError, ValueError):
+    """An op asked for values outside where it is defined (a non-positive base of `k ** x`)."""
+
+
 class NotADeviceError(AutodiffError, TypeError):
     """Something that is not a Device was given where a Device is needed."""
 

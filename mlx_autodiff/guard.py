@@ -1,10 +1,17 @@
 """A step-0 guard to drop into a training loop: stop before any training is wasted.
 
 The article's three checks, as code. After moving the model, every parameter
-must be a GRAD leaf. From step 0 on, the gradient count must equal the
-parameter count; zero means the optimizer will change nothing, so stop at
-once. And a "tape consumed" error in a loop with one backward per step points
-at a `to_device` node, not at retain_graph.
+meant to train must be a GRAD leaf. From step 0 on, the gradient count must
+equal the number of those parameters; zero means the optimizer will change
+nothing, so stop at once. And a "tape consumed" error in a loop with one
+backward per step most likely means a `to_device` node (the article: check for
+a `to_device` first), not retain_graph.
+
+"Meant to train" is the parameter's stored require_grad flag: `no_grad()`
+clears it, so a parameter frozen on purpose is neither checked nor counted.
+This engine keeps the flag through `to_device` and `fork` (Burn's snapshot
+recomputes it in `Param::map`; see the book's appendix), so a moved parameter
+is still checked.
 """
 
 from __future__ import annotations
@@ -29,6 +36,8 @@ def why_not_trainable(model: Module) -> dict[str, str]:
     model = check_module(model, "why_not_trainable")
     reasons = {}
     for name, param in model.named_params():
+        if not param.lazy_is_require_grad():
+            continue  # frozen on purpose (`no_grad()` cleared its flag): not meant to train
         tensor = param.val()
         if tensor.is_require_grad():
             continue
@@ -57,7 +66,8 @@ def assert_trainable(model: Module) -> None:
     if reasons:
         lines = "\n".join(f"  - {name}: {why}" for name, why in reasons.items())
         raise NotTrainableError(
-            f"{len(reasons)} of {model.num_params()} parameters will get no gradient:\n{lines}"
+            f"{len(reasons)} of {model.num_trainable_param_tensors()} trainable parameters will get "
+            f"no gradient:\n{lines}"
         )
 
 
@@ -83,7 +93,7 @@ class TrainingGuard:
     """
 
     def __init__(self, model: Module, check_flags: bool = True) -> None:
-        self.expected = check_module(model, "TrainingGuard").num_params()
+        self.expected = check_module(model, "TrainingGuard").num_trainable_param_tensors()
         self.backward_calls = 0
         if check_flags:
             assert_trainable(model)
@@ -97,13 +107,17 @@ class TrainingGuard:
         if len(grads) == self.expected:
             return
         got = set(grads.param_ids())
-        missing = [name for name, param in model.named_params() if param.id not in got]
+        missing = [
+            name
+            for name, param in model.named_params()
+            if param.lazy_is_require_grad() and param.id not in got
+        ]
         hint = ""
         reasons = why_not_trainable(model)
         if reasons:
             hint = " Why: " + "; ".join(f"{name} is {why}" for name, why in reasons.items()) + "."
         raise MissingGradientsError(
-            f"step {step}: {len(grads)} gradient(s) for {self.expected} parameters; no gradient "
+            f"step {step}: {len(grads)} gradient(s) for {self.expected} trainable parameters; no gradient "
             f"for {', '.join(missing)}. The optimizer would change nothing for them.{hint}"
         )
 

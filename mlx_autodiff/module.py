@@ -175,8 +175,29 @@ class Module:
         return [param for _, param in self.named_params()]
 
     def num_params(self) -> int:
-        """How many parameters (tensors, not scalars) the module has."""
+        """How many numbers the parameters hold: `Linear(4, 1)` has 5 (4 weights, 1 bias).
+
+        Burn's `Module::num_params` sums each float parameter's element count
+        (crates/burn-core/src/module/base.rs), reading every parameter with
+        `param.val()` as it goes, so it initializes lazy parameters; so does this.
+        """
+        return sum(param.val().array.size for param in self.params())
+
+    def num_param_tensors(self) -> int:
+        """How many parameter tensors the module has (2 for `Linear(4, 1)`); reads nothing.
+
+        This, not `num_params()`, is what a full `GradientsParams` should hold:
+        one gradient per parameter tensor.
+        """
         return len(self.params())
+
+    def num_trainable_param_tensors(self) -> int:
+        """Parameter tensors whose stored require_grad flag is set: the ones meant to train.
+
+        A parameter frozen with `no_grad()` has its flag cleared and is not counted.
+        Reads only the flags, so nothing lazy is initialized.
+        """
+        return sum(param.lazy_is_require_grad() for param in self.params())
 
     def map_params(self, fn: Callable[[Param], Param], prefix: str = "") -> Module:
         """A copy of this module with `fn` applied to every parameter, names kept as paths."""

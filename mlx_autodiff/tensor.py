@@ -12,6 +12,7 @@ step knows how to send the output's gradient back to the tracked inputs.
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Union
@@ -24,6 +25,7 @@ from .errors import (
     AlreadyAutodiffError,
     AutodiffMoveError,
     DeviceMismatchError,
+    DomainError,
     InvalidDistributionError,
     NonLeafRequireGradError,
     ShapeError,
@@ -39,9 +41,9 @@ def _on_device(method: Method) -> Method:
     """Run an op's MLX work on the stream of the device its tensor lives on."""
 
     @functools.wraps(method)
-    def run(self: Tensor, *args: object) -> Tensor:
+    def run(self: Tensor, *args: object, **kwargs: object) -> Tensor:
         with mx.stream(self.device.mlx_device):
-            return method(self, *args)
+            return method(self, *args, **kwargs)
 
     return run
 
@@ -416,8 +418,29 @@ class Tensor:
     def __rmul__(self, other: Scalar) -> Tensor:
         return self.mul(other)
 
+    @_on_device
     def __rsub__(self, other: Scalar) -> Tensor:
-        return self.neg().add(other)
+        """`k - x`: one op, so the graph shows what was written."""
+        k = _scalar(other, "rsub")
+        return _unary("rsub_scalar", self, k - self.array, lambda g: -g)
+
+    @_on_device
+    def __rtruediv__(self, other: Scalar) -> Tensor:
+        """`k / x`, whose gradient is `-k / x^2`."""
+        k, x = _scalar(other, "rdiv"), self.array
+        return _unary("rdiv_scalar", self, k / x, lambda g: -g * k / (x * x))
+
+    @_on_device
+    def __rpow__(self, other: Scalar) -> Tensor:
+        """`k ** x` for a base k > 0, whose gradient is `k^x ln k`."""
+        k = _scalar(other, "rpow")
+        if k <= 0:
+            raise DomainError(
+                f"{other!r} ** tensor: the base must be positive (the gradient needs ln of the base). "
+                "For a negative base, write the power with `powf_scalar` on a tensor instead."
+            )
+        out = k**self.array
+        return _unary("rpow_scalar", self, out, lambda g: g * out * math.log(k))
 
     def __pow__(self, exponent: Scalar) -> Tensor:
         return self.powf_scalar(exponent)

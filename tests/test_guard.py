@@ -47,7 +47,7 @@ def test_assert_trainable_names_to_device_outputs_and_the_fix():
     with pytest.raises(NotTrainableError) as caught:
         assert_trainable(model)
     message = str(caught.value)
-    assert "2 of 2 parameters" in message
+    assert "2 of 2 trainable parameters" in message
     assert "weight: the output of `to_device`" in message and "bias" in message
     assert "fork(device)" in message
 
@@ -90,7 +90,7 @@ def test_guard_stops_ad_to_device_at_step_zero_when_flags_are_not_checked():
     with pytest.raises(MissingGradientsError) as caught:
         guard.backward(0, loss, model)
     message = str(caught.value)
-    assert message.startswith("step 0: 0 gradient(s) for 2 parameters")
+    assert message.startswith("step 0: 0 gradient(s) for 2 trainable parameters")
     assert "no gradient for weight, bias" in message and "fork(device)" in message
 
 
@@ -141,3 +141,53 @@ def test_guard_rejects_what_is_not_a_module_or_a_loss():
     guard = TrainingGuard(LinearConfig(4, 1).init(METAL))
     with pytest.raises(TypeError, match="expects the loss Tensor"):
         guard.backward(0, 1.0, LinearConfig(4, 1).init(METAL))
+
+
+def frozen_bias_model(device: Device):
+    """A Linear whose bias is frozen on purpose (`no_grad()` clears its stored flag)."""
+    model = initialized(device)
+    model.bias = model.bias.no_grad()
+    return model
+
+
+def test_counts_are_elements_tensors_and_trainable_tensors():
+    """Burn's `num_params` counts numbers (4 weights + 1 bias); gradients come one per tensor."""
+    model = frozen_bias_model(FLEX.autodiff())
+    assert model.num_params() == 5
+    assert model.num_param_tensors() == 2
+    assert model.num_trainable_param_tensors() == 1
+    assert LinearConfig(3, 2).init(FLEX).num_params() == 3 * 2 + 2
+
+
+def test_num_params_reads_lazy_parameters_as_burns_visitor_does():
+    model = LinearConfig(4, 1).init(FLEX.autodiff())
+    assert not model.weight.is_initialized()
+    assert model.num_param_tensors() == 2 and model.num_trainable_param_tensors() == 2
+    assert not model.weight.is_initialized(), "counting tensors and flags reads nothing"
+    model.num_params()
+    assert model.weight.is_initialized() and model.bias.is_initialized()
+
+
+def test_guard_trains_a_model_with_a_frozen_parameter():
+    model = frozen_bias_model(FLEX.autodiff()).fork(METAL)
+    guard = TrainingGuard(model)  # the frozen bias is not a reason to stop
+    assert guard.expected == 1
+    x, y = batch()
+    optim = AdamConfig().init()
+    frozen_before = model.bias.val().array
+    for step in range(3):
+        loss = MseLoss().forward(model.forward(x), y)
+        grads = guard.backward(step, loss, model)
+        assert len(grads) == 1
+        model = optim.step(1e-1, model, grads)
+    assert bool((model.bias.val().array == frozen_before).all()), "a frozen bias keeps its values"
+
+
+def test_guard_still_stops_a_moved_model_with_a_frozen_parameter():
+    """Freezing one parameter must not hide the other one's `to_device` node."""
+    model = frozen_bias_model(FLEX.autodiff()).to_device(METAL)
+    with pytest.raises(NotTrainableError) as caught:
+        TrainingGuard(model)
+    message = str(caught.value)
+    assert "1 of 1 trainable parameters" in message and "weight: the output of `to_device`" in message
+    assert "bias" not in message

@@ -20,7 +20,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from strategies import Kind, Shape, arrays, broadcast_pairs, matmul_pairs, shapes
 
-from mlx_autodiff import Device, Tensor
+from mlx_autodiff import Device, DomainError, Tensor
 
 DEVICE = Device.flex().autodiff()
 
@@ -139,6 +139,8 @@ UNARY = [
     Op("scalar + x", lambda x: 1.5 + x, lambda xp, x: 1.5 + x),
     Op("scalar - x", lambda x: 1.5 - x, lambda xp, x: 1.5 - x),
     Op("scalar * x", lambda x: 3 * x, lambda xp, x: 3 * x),
+    Op("scalar / x", lambda x: 10.0 / x, lambda xp, x: 10.0 / x, ("positive",)),
+    Op("scalar ** x", lambda x: 2.5**x, lambda xp, x: 2.5**x),
     Op("sum", lambda x: x.sum(), lambda xp, x: _scalar(xp, xp.sum(x))),
     Op("mean", lambda x: x.mean(), lambda xp, x: _scalar(xp, xp.mean(x))),
 ]
@@ -230,3 +232,40 @@ def test_a_node_reached_through_two_branches_gets_both_gradients() -> None:
     want = mx.grad(lambda a: mx.sum(a * mx.array(y) + a))(mx.array(x))
     np.testing.assert_allclose(got, np.array(want), rtol=1e-6)
     np.testing.assert_allclose(got, y + 1, rtol=1e-6)
+
+
+def test_reflected_ops_record_one_node_each() -> None:
+    """`k - x`, `k / x` and `k ** x` are one op each, named for what was written."""
+    x = Tensor.from_data([[1.0, 2.0]], DEVICE).require_grad()
+    for out, op in [(1.5 - x, "rsub_scalar"), (10.0 / x, "rdiv_scalar"), (2.0**x, "rpow_scalar")]:
+        assert out.node.op == op
+        assert [p.id for p in out.node.parents] == [x.node.id]
+    np.testing.assert_allclose(np.array((10.0 / x).array), [[10.0, 5.0]])
+
+
+def test_a_non_positive_base_is_a_domain_error() -> None:
+    x = Tensor.from_data([1.0, 2.0], DEVICE).require_grad()
+    with pytest.raises(DomainError, match="base must be positive"):
+        (-2.0) ** x
+    with pytest.raises(TypeError, match="expects a Tensor or a number"):
+        "2" / x
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda x: x.sum_dim(dim=1),
+        lambda x: x.mean_dim(dim=0),
+        lambda x: x.reshape(shape=[4, 1]),
+        lambda x: x.powf_scalar(exponent=2),
+        lambda x: x.add(other=1.0),
+        lambda x: x.matmul(other=Tensor.from_data([[1.0], [2.0]], DEVICE)),
+    ],
+    ids=["sum_dim", "mean_dim", "reshape", "powf_scalar", "add", "matmul"],
+)
+def test_ops_take_keyword_arguments(call: Callable[[Tensor], Tensor]) -> None:
+    """Burn's names for the arguments work as keywords, as they do positionally."""
+    x = Tensor.from_data([[1.0, 2.0], [3.0, 4.0]], DEVICE).require_grad()
+    out = call(x)
+    assert out.node is not None and out.node.parents[0].id == x.node.id
+    assert out.sum().backward().get(x) is not None
