@@ -30,8 +30,12 @@ def mac_applications(home: Path | None = None) -> list[Path]:
     return [folder / app for folder in folders for app in MAC_APPS]
 
 
-def find_chromium(environ: dict[str, str] | None = None, platform: str = sys.platform) -> str | None:
-    """The Chromium to drive, or None when there is none; raises ChromiumNotFound for a bad `CHROMIUM`."""
+def find_chromium(environ: dict[str, str] | None = None, platform: str = sys.platform,
+                  applications: list[Path] | None = None) -> str | None:
+    """The Chromium to drive, or None when there is none; raises ChromiumNotFound for a bad `CHROMIUM`.
+
+    `applications` replaces `mac_applications()` (for tests on a Mac that has Chrome installed).
+    """
     environ = os.environ if environ is None else environ
     chosen = environ.get("CHROMIUM", "")
     if chosen:
@@ -44,7 +48,8 @@ def find_chromium(environ: dict[str, str] | None = None, platform: str = sys.pla
         if found := shutil.which(name, path=environ.get("PATH")):
             return found
     if platform == "darwin":
-        for app in mac_applications(Path(environ["HOME"]) if "HOME" in environ else None):
+        home = Path(environ["HOME"]) if "HOME" in environ else None
+        for app in mac_applications(home) if applications is None else applications:
             if os.access(app, os.X_OK):
                 return str(app)
     return None
