@@ -155,6 +155,7 @@ def test_stops_with_what_to_do_when_only_python_3_9_exists(linux: FakeSystem) ->
     picked = linux.run("pick")
     assert picked.returncode != 0 and picked.stdout == ""
     message = picked.stderr
+    assert message.startswith("No Python 3.10 or newer that can run MLX here"), message
     assert f"python3 ({linux.bin / 'python3'}): Python 3.9.6, older than 3.10" in message
     assert f"python3.13 ({linux.bin / 'python3.13'}): does not run" in message
     for way in ("brew install python@3.13", "python.org", "uv python install", "PYTHON=/path/to/python3"):
@@ -164,7 +165,7 @@ def test_stops_with_what_to_do_when_only_python_3_9_exists(linux: FakeSystem) ->
 
 def test_stops_when_there_is_no_python_at_all(linux: FakeSystem) -> None:
     picked = linux.run("pick")
-    assert picked.returncode != 0
+    assert picked.returncode != 0 and picked.stderr.startswith("No Python 3.10 or newer"), picked.stderr
     assert "none of python3.14 ... python3.10 or python3 is on PATH" in picked.stderr
     assert "brew install python@3.13" in picked.stderr
 
@@ -187,7 +188,7 @@ def test_PYTHON_that_cannot_build_the_environment_stops_and_says_why(linux: Fake
     linux.python("python2.7", "2.7.18")
     linux.broken_python("python3.13")
     picked = linux.run("pick", python=name)
-    assert picked.returncode != 0 and picked.stdout == ""
+    assert picked.returncode != 0 and picked.stdout == "" and picked.stderr.startswith(f"PYTHON={name}")
     assert f"PYTHON={name}" in picked.stderr and said in picked.stderr
     assert "brew install python@3.13" in picked.stderr
 
@@ -204,7 +205,7 @@ def test_only_x86_64_pythons_on_apple_silicon_stops_naming_rosetta(mac: FakeSyst
     mac.python("python3", "3.9.6", machine="arm64")
     mac.python("python3.13", "3.13.1", machine="x86_64")
     picked = mac.run("pick")
-    assert picked.returncode != 0
+    assert picked.returncode != 0 and picked.stderr.startswith("No Python 3.10 or newer"), picked.stderr
     rosetta = "Python 3.13.1 for x86_64, which runs under Rosetta: MLX has no x86_64 macOS wheels"
     assert rosetta in picked.stderr
     assert "arch -arm64 make book" in picked.stderr
@@ -259,6 +260,15 @@ def test_a_venv_whose_python_was_removed_is_rebuilt(linux: FakeSystem) -> None:
     assert made.returncode == 0, made.stderr
     assert "its Python no longer runs" in made.stdout
     assert answer(venv, linux) == "3 12 3.12.4 x86_64"
+
+
+def test_a_stale_venv_is_kept_when_there_is_no_python_to_rebuild_it_with(linux: FakeSystem) -> None:
+    venv = linux.venv(linux.python("python3", "3.9.6"))
+    made = linux.run("venv", str(venv))
+    assert made.returncode != 0 and made.stdout == ""
+    assert made.stderr.startswith(f"{venv} cannot be reused: it was made with Python 3.9.6, older than 3.10.")
+    assert "brew install python@3.13" in made.stderr
+    assert (venv / ".installed").exists() and answer(venv, linux) == "3 9 3.9.6 x86_64"
 
 
 def test_an_x86_64_venv_on_apple_silicon_is_rebuilt_with_an_arm64_python(mac: FakeSystem) -> None:

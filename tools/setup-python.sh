@@ -19,7 +19,9 @@ OLDEST_MINOR=10
 OLDEST_MACOS=14
 OLDEST_GLIBC_MINOR=35
 
+NOTE=''  # said before the reason set-up stops, when there is more to say
 stop() {
+  [ -z "$NOTE" ] || printf '%s\n' "$NOTE" >&2
   printf '%s\n' "$@" >&2
   exit 1
 }
@@ -123,24 +125,22 @@ choose_python() {
   fi
   looked=''
   rosetta=no
+  names=''
   minor=$NEWEST_MINOR
-  while [ "$minor" -ge "$OLDEST_MINOR" ] || [ "$minor" = python3 ]; do
-    case "$minor" in python3) name=python3 ;; *) name=python3.$minor ;; esac
-    if path=$(command -v "$name" 2>/dev/null); then
-      examine "$path"
-      if [ -z "$WHY" ]; then
-        CHOSEN=$path CHOSEN_VERSION=$VERSION CHOSEN_MACHINE=$MACHINE
-        return
-      fi
-      case "$WHY" in *Rosetta*) rosetta=yes ;; esac
-      looked="$looked
-  $name ($path): $WHY"
+  while [ "$minor" -ge "$OLDEST_MINOR" ]; do
+    names="$names python3.$minor"
+    minor=$((minor - 1))
+  done
+  for name in $names python3; do
+    path=$(command -v "$name" 2>/dev/null) || continue
+    examine "$path"
+    if [ -z "$WHY" ]; then
+      CHOSEN=$path CHOSEN_VERSION=$VERSION CHOSEN_MACHINE=$MACHINE
+      return
     fi
-    case "$minor" in
-      python3) break ;;
-      "$OLDEST_MINOR") minor=python3 ;;
-      *) minor=$((minor - 1)) ;;
-    esac
+    case "$WHY" in *Rosetta*) rosetta=yes ;; esac
+    looked="$looked
+  $name ($path): $WHY"
   done
   if [ -z "$looked" ]; then
     looked="
@@ -175,6 +175,9 @@ remove_stale_venv() {
     fi
   fi
   if [ -n "$stale" ]; then
+    NOTE="$dir cannot be reused: $stale. It is left as it is until there is a Python to rebuild it with."
+    choose_python  # stops when there is none
+    NOTE=''
     echo "Recreating $dir: $stale."
     rm -rf "$dir"
   fi
