@@ -1,21 +1,27 @@
 # Two commands for a new user: `make book` and `make test`. Everything else is a helper.
-PYTHON ?= python3
+# The Python that builds .venv: empty picks the newest python3.14 ... python3.10 on PATH that suits this
+# machine (tools/setup-python.sh; it says what to install when there is none). `make book PYTHON=...`.
+PYTHON ?=
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 PORT ?= 8000
 
-.PHONY: setup test book build-book serve lab bench bench-book exercise lint clean
+.PHONY: setup venv test book build-book serve lab bench bench-book measure-setup exercise lint clean
 
+# tools/mac_wheels.py works around a pip bug with pip's internals: keep pip to the series it was written for.
 $(STAMP): requirements.txt pyproject.toml
-	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 10), "Python 3.10+ is needed, found " + sys.version.split()[0]'
-	test -x $(PY) || $(PYTHON) -m venv $(VENV)
-	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet --upgrade "pip>=26.0,<27"
 	$(PY) -m pip install --quiet -r requirements.txt
 	$(PY) -m pip install --quiet --no-deps -e .
 	touch $(STAMP)
 
-setup: $(STAMP)
+# Every run checks .venv's Python first (recreating a stale .venv), then installs what changed.
+venv:
+	@PYTHON="$(PYTHON)" sh tools/setup-python.sh venv $(VENV)
+
+setup: venv
+	@$(MAKE) --no-print-directory --question $(STAMP) || $(MAKE) --no-print-directory $(STAMP)
 
 test: setup
 	$(PY) -m pytest
@@ -46,6 +52,10 @@ bench: setup
 # The same, plus a clean and an unchanged book build (removes _build first).
 bench-book: setup
 	$(PY) -m mlx_autodiff.bench --markdown --book --json book/_data/bench.json
+
+# A first set-up's time and downloads here, and a Mac's downloads, for appendix 2 (downloads ~600 MB).
+measure-setup: setup
+	$(PY) -m tools.measure_setup --json book/_data/setup.json
 
 exercise: setup
 	$(PY) -m mlx_autodiff.exercises fork $(CH)

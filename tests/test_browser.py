@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import functools
 import re
-import shutil
 import threading
 from collections.abc import Iterator
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
@@ -19,10 +18,10 @@ from urllib.parse import urljoin, urlsplit
 
 import pytest
 from book_outputs import HTML, ROOT, book_build, toc_pages  # noqa: F401 (book_build is a fixture)
+from browsers import ChromiumNotFound, find_chromium, skip_reason
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.usefixtures("book_build")]
 
-CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 SCREENSHOTS = ROOT / "_build" / "screenshots"
@@ -94,13 +93,18 @@ def server() -> Iterator[str]:
 
 @pytest.fixture(scope="session")
 def browser() -> Iterator[object]:
-    """System Chromium driven by Playwright; each `new_context()` is a fresh, empty profile."""
-    if CHROMIUM is None:
-        pytest.skip("no `chromium` on PATH: install it (Debian: apt-get install chromium) for browser tests")
+    """System Chromium (tests/browsers.py finds it) driven by Playwright; each `new_context()` is a
+    fresh, empty profile."""
+    try:
+        executable = find_chromium()
+    except ChromiumNotFound as error:
+        pytest.fail(str(error))
+    if executable is None:
+        pytest.skip(skip_reason())
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        chromium = playwright.chromium.launch(executable_path=executable, headless=True, args=CHROMIUM_ARGS)
         yield chromium
         chromium.close()
 

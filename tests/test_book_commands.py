@@ -1,0 +1,47 @@
+"""The commands the built book prints work as printed on a stock Mac, which has no `python` command
+(zsh: command not found) and a `python3` too old for the book: they name `.venv/bin/python`."""
+
+from __future__ import annotations
+
+import html
+import importlib.util
+import re
+import subprocess
+
+import pytest
+from book_outputs import HTML, ROOT, book_build, toc_pages  # noqa: F401 (book_build is a fixture)
+
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("book_build")]
+
+BARE_PYTHON = re.compile(r"(?<![\w./-])python3?\s+-m\s")
+VENV_MODULE = re.compile(r"\.venv/bin/python\s+-m\s+(?P<module>[\w.]+)(?P<arguments>[^\n#]*)")
+
+
+def page_text(docname: str) -> str:
+    """A built page's words as a reader sees them (highlighted code is split into many spans)."""
+    page = (HTML / f"{docname}.html").read_text("utf8")
+    page = re.sub(r"<(script|style)\b.*?</\1>", "", page, flags=re.DOTALL)
+    return html.unescape(re.sub(r"<[^>]+>", "", page))
+
+
+def test_no_page_tells_the_reader_to_run_a_bare_python() -> None:
+    found = {docname: [text[max(0, hit.start() - 30):hit.end() + 40].strip()
+                       for hit in BARE_PYTHON.finditer(text)]
+             for docname in toc_pages() for text in [page_text(docname)]}
+    assert not {name: hits for name, hits in found.items() if hits}, (
+        f"pages print a bare `python -m` (write `.venv/bin/python -m`): {found}")
+
+
+def test_every_venv_command_the_book_prints_names_a_module_there_is() -> None:
+    printed = {hit["module"] for docname in toc_pages() for hit in VENV_MODULE.finditer(page_text(docname))}
+    assert {"mlx_autodiff.exercises", "tools.build_book"} <= printed, printed
+    missing = [module for module in printed if importlib.util.find_spec(module) is None]
+    assert not missing, f"the book prints `.venv/bin/python -m` for modules that do not exist: {missing}"
+
+
+def test_the_printed_exercise_listing_runs_from_the_repository_root() -> None:
+    command = ".venv/bin/python -m mlx_autodiff.exercises list"
+    assert command in page_text("book/index") and command in page_text("book/a2-on-your-mac")
+    listed = subprocess.run(command.split(), cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert listed.returncode == 0, listed.stderr
+    assert "04" in listed.stdout
