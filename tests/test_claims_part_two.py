@@ -77,6 +77,14 @@ def test_ch08_error_lines_are_the_articles_words():
     assert first_lines["plain-to_device"] == first_lines["plain-fork"] == ARTICLE_UNTRACKED
 
 
+def test_ch08_the_unread_methods_start_from_other_weights():
+    """"direct and lazy-to_device ... start from other weights than the five that read" theirs."""
+    first = glued("08")["seven_first_losses"]
+    assert first["direct"] == first["lazy-to_device"]
+    assert first["ad-to_device"] == first["ad-fork"] == first["plain-to_device-train"]
+    assert first["direct"] != first["ad-fork"]
+
+
 def test_ch09_each_kind_of_tensor():
     values = glued("09")
     assert values["kinds_ad_grad_on_w"] is True, "the gradient lands on the source leaf"
