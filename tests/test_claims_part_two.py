@@ -17,6 +17,21 @@ SEVEN = ["direct", "ad-to_device", "plain-to_device", "lazy-to_device", "ad-fork
          "plain-to_device-train"]
 TRAINS = ["direct", "lazy-to_device", "ad-fork", "plain-to_device-train"]
 FAILING = ["ad-to_device", "plain-to_device", "plain-fork"]
+PART_TWO = ["08", "09", "10", "11", "12", "13"]
+
+# Burn 0.22.1's panic messages, as the article prints them (the engine's messages start with them).
+ARTICLE_TAPE_CONSUMED = re.compile(
+    r"Cannot run backward: graph tape has already been consumed at NodeId\(\d+\)\. Burn does not "
+    r"support retain_graph\. Combine losses before backward or recompute the forward pass\. Use "
+    r"detach\(\) only to intentionally sever gradients through the previous computation\.")
+ARTICLE_UNTRACKED = ("Tensor::backward requires a tracked autodiff tensor; call "
+                     "Tensor::autodiff().require_grad() on the source leaf before computing the output")
+
+
+def chapter_source(chapter: str) -> str:
+    """The chapter's MyST source, e.g. chapter_source("10")."""
+    [path] = (ROOT / "book").glob(f"{chapter}-*.md")
+    return path.read_text("utf8")
 
 
 def test_ch08_outcomes_of_the_seven():
@@ -54,6 +69,22 @@ def test_ch08_has_a_graph_for_every_snapshot_and_they_are_inline_svg():
     assert any("<svg" in "".join(out["data"]["text/html"]) for out in html), "the curves should be inline SVG"
 
 
+def test_ch08_error_lines_are_the_articles_words():
+    """"The text after it is the first line of its message, the panic message Burn 0.22.1 prints"."""
+    first_lines = glued("08")["seven_burn_words"]
+    assert set(first_lines) == set(FAILING)
+    assert ARTICLE_TAPE_CONSUMED.fullmatch(first_lines["ad-to_device"]), first_lines["ad-to_device"]
+    assert first_lines["plain-to_device"] == first_lines["plain-fork"] == ARTICLE_UNTRACKED
+
+
+def test_ch08_the_unread_methods_start_from_other_weights():
+    """"direct and lazy-to_device ... start from other weights than the five that read" theirs."""
+    first = glued("08")["seven_first_losses"]
+    assert first["direct"] == first["lazy-to_device"]
+    assert first["ad-to_device"] == first["ad-fork"] == first["plain-to_device-train"]
+    assert first["direct"] != first["ad-fork"]
+
+
 def test_ch09_each_kind_of_tensor():
     values = glued("09")
     assert values["kinds_ad_grad_on_w"] is True, "the gradient lands on the source leaf"
@@ -72,6 +103,50 @@ def test_ch10_every_fix_collects_two_gradients_per_step():
         assert values[key] == [2] * 5, key
     losses = values["fix_fork_losses"]
     assert all(later < earlier for earlier, later in zip(losses, losses[1:], strict=False)), losses
+
+
+def test_ch10_fork_is_not_right_for_a_plain_model():
+    """The warning no longer says fork "is right in every case": plain -> fork fails at step 0."""
+    plain_fork = glued("08")
+    assert plain_fork["seven_plain-fork_outcome"] == "crash-at-step-0"
+    assert plain_fork["seven_plain-fork_steps"] == 0
+    text = " ".join(chapter_source("10").split())
+    assert "which is right in every case" not in text
+    assert "`fork` is not right in every case" in text
+
+
+def test_ch10_train_reads_the_flag_that_valid_and_the_move_kept():
+    values = glued("10")
+    assert values["fix_flag_stages"] == {"valid()": True, "+ to_device": True, "+ train()": True}
+    assert values["fix_train_require_grad"] is True
+
+
+def test_ch10_no_grad_freezes_the_body_and_the_head_trains():
+    values = glued("10")
+    assert values["fix_freeze_counts"] == [4, 2], "4 parameter tensors, 2 of them trainable"
+    assert values["fix_freeze_grads"] == [2] * 5, "only the head's weight and bias get gradients"
+    assert values["fix_freeze_body_same"] is True, "the optimizer hands the frozen body back untouched"
+    assert values["fix_freeze_round_trip"] is False, "valid().train() does not unfreeze"
+
+
+def test_ch11_the_target_is_an_untracked_to_device_node_no_backward_walks():
+    values = glued("11")
+    assert values["when_y_op"] == "to_device"
+    assert values["when_y_requirement"] == "None"
+    assert values["when_y_in_loss_parents"] is False
+
+
+def test_ch11_gradients_cross_back_to_the_original_parameters():
+    values = glued("11")
+    assert values["when_offload_grads"] == [2] * 5
+    assert values["when_offload_grad_devices"] == "flex"
+    assert values["when_offload_param_devices"] == ["flex.autodiff"]
+
+
+def test_ch11_an_autodiff_model_moved_to_a_plain_device_raises_with_burns_words():
+    kind, message = glued("11")["when_plain_move_error"]
+    assert kind == "AutodiffMoveError"
+    assert message.startswith("Cannot move between autodiff and non-autodiff instances.")
 
 
 def test_ch11_inference_records_nothing_and_gradients_cross_devices():
@@ -94,6 +169,25 @@ def test_ch12_guard_stops_each_failing_method_at_step_0_and_passes_the_others():
     assert "parameter 'bias' is a `to_device` output" in stream_text("12")
 
 
+def test_ch12_counts_tensors_not_elements():
+    values = glued("12")
+    assert (values["guard_linear_tensors"], values["guard_linear_elements"]) == (2, 5)
+
+
+def test_ch12_guard_trains_a_model_with_one_frozen_parameter():
+    values = glued("12")
+    assert values["guard_frozen_counts"] == [2, 1, 5], "tensors, trainable tensors, elements"
+    assert values["guard_frozen_grads"] == [1] * 5
+    assert values["guard_frozen_bias_same"] is True
+
+
+def test_ch12_and_ch13_say_most_likely_for_the_tape_consumed_check():
+    for chapter in ["12", "13"]:
+        text = " ".join(chapter_source(chapter).split())
+        assert "most likely" in text, chapter
+        assert "tape-consumed error with one backward per step means" not in text, chapter
+
+
 def test_ch13_summary_numbers():
     values = glued("13")
     assert values["sum_quiet_grads"] == 0
@@ -109,6 +203,30 @@ def test_appendix_1_counts_lines_of_the_real_modules():
     sources = [ROOT / "mlx_autodiff" / f"{name}.py" for name in core]
     expected = sum(len(path.read_text("utf8").splitlines()) for path in sources)
     assert glued("a1")["tour_core_lines"] == expected
+
+
+def test_appendix_1_each_burn_worded_error_starts_with_burns_words():
+    values = glued("a1")
+    assert values["tour_burn_words"] == dict.fromkeys(
+        ["TapeConsumedError", "UntrackedBackwardError", "MissingRootStepError", "NonLeafRequireGradError",
+         "AutodiffMoveError", "AlreadyAutodiffError"], True)
+    assert "TapeConsumedError" not in values["tour_own_errors"]
+    assert "ShapeError" in values["tour_own_errors"]
+
+
+def test_appendix_1_the_engines_own_choices_show():
+    values = glued("a1")
+    assert values["tour_flags"] == {"moved with to_device": (True, False),
+                                    "frozen with no_grad": (False, False)}
+    assert values["tour_relabel_same_array"] is True
+
+
+@pytest.mark.parametrize("chapter", PART_TWO)
+def test_chapter_ends_with_its_sources(chapter):
+    headings = re.findall(r"^## (.+)$", chapter_source(chapter), flags=re.MULTILINE)
+    assert headings[-1] == "Sources", headings
+    if "Exercises" in headings:
+        assert headings.index("Exercises") < headings.index("Sources")
 
 
 def test_appendix_2_says_what_metal_is_on_this_machine():
