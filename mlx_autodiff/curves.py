@@ -3,7 +3,9 @@
 The pictures say what the article's text lines say: the loss per step, how many
 gradients each step collected, and where a run raised. Figures are built
 without pyplot (so Jupyter shows a returned figure once, and nothing opens a
-window) and rendered with Agg; `inline_svg` turns one into inline HTML.
+window) and rendered with Agg; `inline_svg` turns one into inline HTML, as
+`render.Graph` does for graphs and for the same reason (Jupyter Book shows an
+SVG output as `<img>`: https://github.com/jupyter-book/jupyter-book/issues/855).
 """
 
 from __future__ import annotations
