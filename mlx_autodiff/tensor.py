@@ -19,9 +19,9 @@ from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import Union
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Literal, Union
 
 import mlx.core as mx
 
@@ -486,6 +486,72 @@ class Gradients(tape.Gradients):
         if found is not None and tensor.node is not None:
             self.pop(tensor.node.id)
         return found
+
+
+# ----- the op registry ---------------------------------------------------------------
+
+Domain = Literal["any", "positive", "nonzero"]
+"""Where an input's values must lie for the op's gradient to exist (`log` needs positive ones)."""
+
+Operands = Literal["any", "broadcast", "matmul", "matrix"]
+"""The shapes an op accepts: any one shape, two that broadcast, a matmul pair, at least two dims."""
+
+
+@dataclass(frozen=True)
+class OpSpec:
+    """One recorded op as the tests see it: its node's name, its arity, and how to call it.
+
+    The op tests, property tests and semantics tests iterate `OPS`, and each
+    checks that it covers every entry: a new op without a test fails.
+    """
+
+    name: str
+    """What the op's node records (`node.op`)."""
+    method: str
+    """The Tensor method that records it (`1.5 - x` is `__rsub__`)."""
+    arity: int
+    """How many tensor inputs."""
+    kwargs: Mapping[str, object] = field(default_factory=dict)
+    """The other arguments of an example call (`{"dim": 0}` for `x.sum_dim(dim=0)`)."""
+    domain: tuple[Domain, ...] = ("any",)
+    """One entry per tensor input."""
+    operands: Operands = "any"
+
+    def __call__(self, *inputs: Tensor, **kwargs: object) -> Tensor:
+        """Apply the op to `inputs`, with `kwargs` in place of the example's."""
+        first, *rest = inputs
+        return getattr(first, self.method)(*rest, **{**self.kwargs, **kwargs})
+
+
+OPS: tuple[OpSpec, ...] = (
+    # a move within flex is recorded as any move is, and keeps an op's inputs on one device
+    OpSpec(TO_DEVICE, "to_device", 1, {"device": Device.flex().autodiff()}),
+    OpSpec("add", "add", 2, domain=("any", "any"), operands="broadcast"),
+    OpSpec("add_scalar", "add", 1, {"other": 1.5}),
+    OpSpec("sub", "sub", 2, domain=("any", "any"), operands="broadcast"),
+    OpSpec("sub_scalar", "sub", 1, {"other": 0.75}),
+    OpSpec("mul", "mul", 2, domain=("any", "any"), operands="broadcast"),
+    OpSpec("mul_scalar", "mul", 1, {"other": -2.5}),
+    OpSpec("div", "div", 2, domain=("any", "positive"), operands="broadcast"),
+    OpSpec("div_scalar", "div", 1, {"other": 4.0}),
+    OpSpec("neg", "neg", 1),
+    OpSpec("pow", "powf_scalar", 1, {"exponent": 3}),
+    OpSpec("square", "square", 1),
+    OpSpec("exp", "exp", 1),
+    OpSpec("log", "log", 1, domain=("positive",)),
+    OpSpec("relu", "relu", 1, domain=("nonzero",)),
+    OpSpec("matmul", "matmul", 2, domain=("any", "any"), operands="matmul"),
+    OpSpec("sum", "sum", 1),
+    OpSpec("mean", "mean", 1),
+    OpSpec("sum_dim", "sum_dim", 1, {"dim": 0}),
+    OpSpec("mean_dim", "mean_dim", 1, {"dim": 0}),
+    OpSpec("reshape", "reshape", 1, {"shape": [-1]}),
+    OpSpec("transpose", "transpose", 1, operands="matrix"),
+    OpSpec("rsub_scalar", "__rsub__", 1, {"other": 1.5}),
+    OpSpec("rdiv_scalar", "__rtruediv__", 1, {"other": 10.0}, domain=("positive",)),
+    OpSpec("rpow_scalar", "__rpow__", 1, {"other": 2.5}),
+)
+"""Every op a tensor records, in the order the class defines them."""
 
 
 # ----- recording -----------------------------------------------------------------
