@@ -39,6 +39,7 @@ from mlx_autodiff import (
 )
 from mlx_autodiff.flowchart import flowchart
 from mlx_autodiff.graph import MAX_NODES, Graph, RendererNotFoundError, snapshot
+from mlx_autodiff.scenarios import initialized
 
 REPO = Path(__file__).resolve().parents[1]
 GOLDEN = Path(__file__).resolve().parent / "golden"
@@ -54,13 +55,6 @@ CHAPTERS = [
 
 
 # ----- the article's scenarios, inline ------------------------------------------------
-
-
-def initialized(device: Device) -> Module:
-    model = LinearConfig(4, 1).init(device)
-    model.weight.val()
-    model.bias.val()
-    return model
 
 
 RELOCATIONS = {

@@ -16,13 +16,13 @@ from mlx_autodiff import (
     GradientsParams,
     LinearConfig,
     MissingRootStepError,
-    Module,
     Requirement,
     SgdConfig,
     TapeConsumedError,
     Tensor,
     accelerator_backend,
 )
+from mlx_autodiff.scenarios import initialized
 from mlx_autodiff.tensor import OPS
 
 FLEX = Device.flex()
@@ -33,14 +33,6 @@ METAL_AD = METAL.autodiff()
 
 def grad_leaf(values: object, device: Device = FLEX_AD) -> Tensor:
     return Tensor.from_data(values, device).require_grad()
-
-
-def initialized(device: Device, d_input: int = 4, d_output: int = 1) -> Module:
-    """A Linear whose parameters were read once, as loading or printing a model does."""
-    model = LinearConfig(d_input, d_output).init(device)
-    model.weight.val()
-    model.bias.val()
-    return model
 
 
 def as_numpy(tensor: Tensor) -> np.ndarray:
