@@ -26,8 +26,7 @@ from .module import Module, Param, ParamId
 from .nn import Linear, LinearConfig, MseLoss, Reduction
 from .node import Node, Requirement
 from .optim import AdamConfig, GradientsParams, Optimizer, SgdConfig
-from .tape import Gradients
-from .tensor import Distribution, Tensor
+from .tensor import Distribution, Gradients, Tensor
 
 __all__ = [
     "AdamConfig",

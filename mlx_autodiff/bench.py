@@ -19,8 +19,6 @@ from __future__ import annotations
 
 import argparse
 import gc
-import importlib.util
-import inspect
 import json
 import os
 import platform
@@ -39,6 +37,7 @@ import mlx.nn as mnn
 import mlx.optimizers as moptim
 
 from .device import Device, accelerator_backend
+from .graph import Graph, snapshot
 from .module import Module
 from .nn import Linear, LinearConfig, MseLoss, Reduction
 from .node import Node
@@ -317,20 +316,14 @@ def chain_graph_inputs(length: int) -> dict[str, object]:
 
 def graph_rows(repeats: int) -> list[Row]:
     """Time a snapshot (the DOT text), and a snapshot rendered to SVG (no cached SVG reused)."""
-    if importlib.util.find_spec("mlx_autodiff.graph") is None:
-        return [Row("Graph rendering", None, note="n/a (graph module missing)")]
-    from . import graph
-
-    accepted = inspect.signature(graph.snapshot).parameters
     rows = []
-    for name, inputs in (
+    for name, kwargs in (
         ("ad-to_device after step 0", scenario_graph_inputs()),
         ("1,000-node chain", chain_graph_inputs(1000)),
     ):
-        kwargs = {key: value for key, value in inputs.items() if key in accepted}
 
-        def draw(name: str = name, kwargs: dict[str, object] = kwargs) -> graph.Graph:
-            return graph.snapshot(name, **kwargs)  # type: ignore[arg-type]
+        def draw(name: str = name, kwargs: dict[str, object] = kwargs) -> Graph:
+            return snapshot(name, **kwargs)  # type: ignore[arg-type]
 
         rows.append(Row(f"Graph DOT (snapshot): {name}", timed(draw, repeats)))
         svg = timed(lambda draw=draw: draw().svg(), max(3, repeats // 3))

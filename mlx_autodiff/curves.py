@@ -3,7 +3,9 @@
 The pictures say what the article's text lines say: the loss per step, how many
 gradients each step collected, and where a run raised. Figures are built
 without pyplot (so Jupyter shows a returned figure once, and nothing opens a
-window) and rendered with Agg; `inline_svg` turns one into inline HTML.
+window) and rendered with Agg; `inline_svg` turns one into inline HTML, as
+`render.Graph` does for graphs and for the same reason (Jupyter Book shows an
+SVG output as `<img>`: https://github.com/jupyter-book/jupyter-book/issues/855).
 """
 
 from __future__ import annotations
@@ -18,15 +20,16 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
+from . import palette
 from .scenarios import RunRecord
 
 OUTCOME_COLOURS: dict[str, str] = {
-    "trains": "#2e7d32",
-    "no-gradients": "#b8860b",
-    "silent-then-crash": "#e65100",
-    "crash-at-step-0": "#c62828",
-    "crash-later": "#6a1b9a",
-    "crash-before-training": "#4e342e",
+    "trains": palette.TRAINS,
+    "no-gradients": palette.NO_GRADIENTS,
+    "silent-then-crash": palette.SILENT_THEN_CRASH,
+    "crash-at-step-0": palette.CRASH_AT_STEP_0,
+    "crash-later": palette.CRASH_LATER,
+    "crash-before-training": palette.CRASH_BEFORE_TRAINING,
 }
 """One colour per outcome in `scenarios.OUTCOMES`: green trains, orange silent, red crashes."""
 
@@ -39,8 +42,6 @@ OUTCOME_WORDS: dict[str, str] = {
     "crash-before-training": "crashes before training",
 }
 """Legend words, short enough for one panel's width."""
-
-ERROR_COLOUR = "#c62828"
 
 
 def _grads_text(grads: int, compact: bool) -> str:
@@ -86,13 +87,12 @@ def _mark_error(ax: Axes, record: RunRecord, compact: bool) -> None:
     # y in data units next to a loss, else half-way up the axes
     at, y_coords = (record.steps[-1].loss, "data") if record.steps else (0.5, "axes fraction")
     transform = ax.transData if record.steps else ax.get_xaxis_transform()
-    ax.scatter(
-        [step], [at], marker="X", s=110 if compact else 160, color=ERROR_COLOUR, zorder=3, transform=transform
-    )
+    size = 110 if compact else 160
+    ax.scatter([step], [at], marker="X", s=size, color=palette.RAISED, zorder=3, transform=transform)
     where = "before step 0" if record.error.step is None else f"at step {step}"
     text = f"{record.error.type}\n{where}"
     style = {
-        "color": ERROR_COLOUR,
+        "color": palette.RAISED,
         "fontweight": "bold",
         "va": "top",
         "ha": "left",
@@ -123,7 +123,8 @@ def loss_curve(record: RunRecord) -> Figure:
     ax.set_ylabel("MSE loss")
     if not record.steps:
         ax.set_yticks([])
-        ax.text(0.98, 0.95, "no step completed", transform=ax.transAxes, ha="right", va="top", color="0.4")
+        corner = {"transform": ax.transAxes, "ha": "right", "va": "top", "color": palette.NOTE_TEXT}
+        ax.text(0.98, 0.95, "no step completed", **corner)
     else:
         ax.margins(y=0.2)
     ax.grid(alpha=0.3)
@@ -162,7 +163,7 @@ def _add_key(fig: Figure, records: Sequence[RunRecord], spare: list[Axes]) -> No
         ax.remove()
     outcomes = list(dict.fromkeys(r.outcome for r in records))
     handles = [Line2D([], [], color=OUTCOME_COLOURS[o], marker="o", linewidth=2) for o in outcomes]
-    handles.append(Line2D([], [], color=ERROR_COLOUR, marker="X", linestyle="none", markersize=9))
+    handles.append(Line2D([], [], color=palette.RAISED, marker="X", linestyle="none", markersize=9))
     labels = [OUTCOME_WORDS[o] for o in outcomes] + ["where the run raised"]
     fig.legend(
         handles,

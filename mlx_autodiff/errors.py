@@ -8,6 +8,11 @@ RuntimeError) so ordinary `except` clauses still work.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # node.py imports device.py, which imports this module
+    from .node import Node
+
 
 class AutodiffError(Exception):
     """Base class of every error this engine raises on purpose."""
@@ -20,7 +25,7 @@ class TapeConsumedError(AutodiffError, RuntimeError):
     already been consumed"). `node` is the node found without its step.
     """
 
-    def __init__(self, message: str, node: object) -> None:
+    def __init__(self, message: str, node: Node) -> None:
         super().__init__(message)
         self.node = node
 

@@ -7,11 +7,12 @@ Parameters initialized on the CPU, then one decision: move them with `to_device`
 
 from __future__ import annotations
 
+from . import palette
 from .render import FONT, Graph, attributes
 
-FAILING = {"fillcolor": "#ffe0b2", "color": "#e65100"}
-WORKING = {"fillcolor": "#dcedc8", "color": "#33691e"}
-NEUTRAL = {"fillcolor": "#e3f2fd", "color": "#1565c0"}
+FAILING = {"fillcolor": palette.TO_DEVICE_BRANCH_FILL, "color": palette.TO_DEVICE_BRANCH}
+WORKING = {"fillcolor": palette.FORK_BRANCH_FILL, "color": palette.FORK_BRANCH}
+NEUTRAL = {"fillcolor": palette.START_FILL, "color": palette.START}
 
 # (DOT name, words, chapter page, tooltip, colours)
 STEPS = [

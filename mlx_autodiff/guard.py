@@ -20,7 +20,9 @@ import math
 
 from .errors import AutodiffError, NonFiniteLossError, TapeConsumedError
 from .module import Module, check_module
+from .node import node_name
 from .optim import GradientsParams
+from .tensor import Tensor
 
 
 class NotTrainableError(AutodiffError, RuntimeError):
@@ -47,14 +49,14 @@ def why_not_trainable(model: Module) -> dict[str, str]:
                 f"a plain tensor on {tensor.device.name}: nothing is recorded; "
                 "call `.train()` on the model after moving it"
             )
-        elif node.op == "to_device":
+        elif node.is_move:
             reasons[name] = (
-                f"the output of `to_device` (NodeId({node.id}), {node.detail}), not a leaf; "
+                f"the output of `to_device` ({node_name(node.id)}, {node.detail}), not a leaf; "
                 "move the model with `fork(device)` instead"
             )
         else:
             reasons[name] = (
-                f"NodeId({node.id}) ({node.op}, {node.requirement.value}), not a GRAD leaf; "
+                f"{node_name(node.id)} ({node.op}, {node.requirement.value}), not a GRAD leaf; "
                 "rebuild it as a leaf with `.detach().require_grad()`"
             )
     return reasons
@@ -123,8 +125,6 @@ class TrainingGuard:
 
     def backward(self, step: int, loss: object, model: Module) -> GradientsParams:
         """Run `loss.backward()`, collect GradientsParams, and check loss and counts."""
-        from .tensor import Tensor
-
         if not isinstance(loss, Tensor):
             raise TypeError(f"TrainingGuard.backward expects the loss Tensor, got {type(loss).__name__}.")
         self.check_loss(step, loss.into_scalar())
@@ -145,7 +145,7 @@ def explain_tape_consumed(error: TapeConsumedError, backward_calls: int, step: i
         f"\n\nGuard: step {step}, backward call #{backward_calls} of this loop, one per step. "
         "With one backward per step, a consumed node is one the steps share: "
     )
-    if getattr(node, "op", None) == "to_device":
+    if node.is_move:
         advice += f"here the model's parameter '{node.label}' is a `to_device` output. Use `fork`."
     else:
         advice += "look for a tensor computed once, before the loop, and reused in every step."

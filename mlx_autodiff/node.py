@@ -59,17 +59,17 @@ BackwardFn = Callable[[mx.array], Sequence["mx.array | None"]]
 class Step:
     """One entry on the tape: how to pass a node's gradient on to its parents.
 
-    `backward` is None for the steps that do nothing: the root step a leaf gets
-    from `require_grad()` and the step an untracked op registers (Burn:
-    `RootStep`, `UntrackedOpsStep`).
+    `backward` is None for the steps that do nothing (`ROOT_STEP`,
+    `UNTRACKED_STEP`).
     """
 
-    kind: str
     backward: BackwardFn | None = None
 
 
-ROOT_STEP = Step("root")
-UNTRACKED_STEP = Step("untracked")
+ROOT_STEP = Step()
+"""The no-op step `require_grad()` gives a leaf (Burn: `RootStep`)."""
+UNTRACKED_STEP = Step()
+"""The no-op step an op on untracked inputs registers (Burn: `UntrackedOpsStep`)."""
 
 
 @dataclass(eq=False, slots=True)
@@ -104,15 +104,24 @@ class Node:
 
     @property
     def is_leaf(self) -> bool:
+        """True for a node made fresh, with no parents (a parameter, `detach`, an optimizer step)."""
         return self.op in LEAF_OPS
+
+    @property
+    def is_move(self) -> bool:
+        """True for a `to_device` output: a recorded op on the new device, not a leaf."""
+        return self.op == TO_DEVICE
 
     def __repr__(self) -> str:
         name = f" '{self.label}'" if self.label else ""
-        return f"<Node NodeId({self.id}){name} {self.op} {self.requirement.value}>"
+        return f"<Node {node_name(self.id)}{name} {self.op} {self.requirement.value}>"
 
 
 LEAF_OPS = frozenset({"leaf", "detach", "from_inner", "optimizer"})
 """Ops that create leaves: fresh nodes with no parents."""
+
+TO_DEVICE = "to_device"
+"""The op `Tensor.to_device` records between autodiff devices (Burn: `float_to_device`)."""
 
 
 def node_name(node_id: int) -> str:

@@ -21,8 +21,7 @@ import mlx.core as mx
 
 from .errors import ForeignGradientsError
 from .module import Module, Param, ParamId, check_module
-from .tape import Gradients
-from .tensor import Tensor
+from .tensor import Gradients, Tensor
 
 UpdateRule = Callable[[ParamId, mx.array, mx.array, float], mx.array]
 """(param id, values, gradient, learning rate) -> new values."""

@@ -7,7 +7,10 @@ Graphviz `dot` when there is one, else the `graphviz-pure` executable that
 
 Notebooks get the SVG inline, as HTML, never as an image: Jupyter Book turns
 image/svg+xml outputs into `<img>` tags, which kill the links and tooltips
-inside the drawing (jupyter-book issue #855).
+inside the drawing (https://github.com/jupyter-book/jupyter-book/issues/855;
+written for jupyter-book 1.0.4 with myst-nb 1.4.0, both pinned in
+requirements.txt). tests/test_upstream.py fails once an SVG output is shown
+inline, so `_repr_html_` could become `_repr_svg_`.
 """
 
 from __future__ import annotations

@@ -27,7 +27,7 @@ from .errors import AutodiffError
 from .graph import Graph, snapshot
 from .guard import check_loss
 from .module import Module
-from .nn import LinearConfig, MseLoss, Reduction
+from .nn import Linear, LinearConfig, MseLoss, Reduction
 from .optim import AdamConfig, GradientsParams, Optimizer
 from .tensor import Distribution, Tensor
 
@@ -57,13 +57,24 @@ class Scenario:
 
     def build(self) -> Module:
         """The model as the article's `main` hands it to `train`."""
-        model = LinearConfig(4, 1).init(_BUILD_DEVICES[self.built_on])
-        if self.read_first:
-            for param in model.params():
-                param.val()  # e.g. loaded from a file, printed, or used once
+        device = _BUILD_DEVICES[self.built_on]
+        model: Module = initialized(device) if self.read_first else LinearConfig(4, 1).init(device)
         for move in self.moves:
             model = _apply(model, move)
         return model
+
+
+def initialized(device: Device, d_input: int = 4, d_output: int = 1) -> Linear:
+    """The article's `initialized(device)`: a Linear built on `device` whose parameters were read once.
+
+    Reading is what loading from a file, printing, or one inference does: the
+    lazy parameters are built then, on `device`, so a later move has tensors to
+    move (`Linear(4, 1)` as in the article, unless other sizes are given).
+    """
+    model = LinearConfig(d_input, d_output).init(device)
+    for param in model.params():
+        param.val()
+    return model
 
 
 def _apply(model: Module, move: Move) -> Module:

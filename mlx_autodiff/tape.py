@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import itertools
 from collections import defaultdict
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TypeVar
 
 import mlx.core as mx
 
@@ -23,19 +24,17 @@ from .device import Device
 from .errors import MissingRootStepError, TapeConsumedError
 from .node import Node, Requirement, Step, node_name
 
-if TYPE_CHECKING:
-    from .tensor import Tensor
-
 _backward_passes = itertools.count(1)
 
 
 class Gradients:
-    """The gradients one backward pass produced, keyed by node id.
+    """The gradients one backward pass produced, keyed by node id (Burn: grads.rs).
 
     After backward it holds only the GRAD leaves' gradients (and the root's, if
     the root is itself a leaf): in-transit gradients are removed as their steps
-    run. Look a gradient up with the tensor it belongs to, `grads.get(w)`, as
-    Burn's `w.grad(&grads)` does. Gradients are plain tensors, never autodiff.
+    run. Everything here answers by node id; looking a gradient up by its
+    tensor, `grads.get(w)` as Burn's `w.grad(&grads)`, is `tensor.Gradients`,
+    which is what `Tensor.backward` returns.
     """
 
     def __init__(self, pass_number: int) -> None:
@@ -56,32 +55,21 @@ class Gradients:
         self._devices.pop(node.id)
         return self._grads.pop(node.id)
 
-    def get(self, tensor: Tensor) -> Tensor | None:
-        """The gradient of `tensor`, or None if this pass kept none for it."""
-        return self._lookup(tensor, remove=False)
+    def array_of(self, node_id: int) -> mx.array | None:
+        """The gradient held for a node, or None if this pass kept none for it."""
+        return self._grads.get(node_id)
 
-    def remove(self, tensor: Tensor) -> Tensor | None:
-        """Like `get`, but also drop the entry (Burn's `grad_remove`)."""
-        return self._lookup(tensor, remove=True)
-
-    def _lookup(self, tensor: Tensor, remove: bool) -> Tensor | None:
-        from .tensor import Tensor
-
-        if tensor.node is None or tensor.node.id not in self._grads:
-            return None
-        node_id = tensor.node.id
-        device = self._devices[node_id]
-        grad = self._grads.pop(node_id) if remove else self._grads[node_id]
-        if remove:
-            del self._devices[node_id]
-        return Tensor(grad, device)
+    def pop(self, node_id: int) -> mx.array | None:
+        """Like `array_of`, but also drop the entry (Burn's `remove`)."""
+        self._devices.pop(node_id, None)
+        return self._grads.pop(node_id, None)
 
     def node_ids(self) -> list[int]:
         """Ids of the nodes that hold a gradient, in ascending order."""
         return sorted(self._grads)
 
     def device_of(self, node_id: int) -> Device:
-        """The device a node's gradient lives on."""
+        """The device a node's gradient lives on (always a plain device)."""
         return self._devices[node_id]
 
     def __len__(self) -> int:
@@ -92,8 +80,15 @@ class Gradients:
         return f"Gradients(pass #{self.pass_number}: {held or 'empty'})"
 
 
-def backward(root: Node, seed: mx.array) -> Gradients:
-    """Run one backward pass from `root`, seeded with `seed` (ones, as Burn does)."""
+G = TypeVar("G", bound=Gradients)
+
+
+def backward(root: Node, seed: mx.array, gradients: Callable[[int], G]) -> G:
+    """Run one backward pass from `root`, seeded with `seed` (ones, as Burn does).
+
+    `gradients` makes the container for a pass number: `tensor.Gradients`, so the
+    caller gets lookups by tensor without this module knowing tensors.
+    """
     pass_number = next(_backward_passes)
     root_step = _take_step(root, pass_number)
     if root_step is None:
@@ -126,7 +121,7 @@ def backward(root: Node, seed: mx.array) -> Gradients:
             raise TapeConsumedError(tape_consumed_message(node, pass_number), node)
         visit(node, step)
 
-    grads = Gradients(pass_number)
+    grads = gradients(pass_number)
     grads.register(root, seed)
     for order in sorted(buckets, reverse=True):
         for node, step in buckets[order]:
@@ -165,7 +160,7 @@ def tape_consumed_message(node: Node, pass_number: int) -> str:
     consumed = (
         f"backward pass #{node.consumed_in}" if node.consumed_in else "an earlier backward pass"
     )
-    if node.op == "to_device":
+    if node.is_move:
         what = (
             f"{node_name(node.id)} is not a leaf: it is the output of `to_device`, which moved "
             f"{_parameter(node)} from {node.detail}. Its step was consumed by {consumed}, which "

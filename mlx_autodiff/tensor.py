@@ -7,15 +7,21 @@ A tensor on a plain device has no node: nothing it takes part in is recorded.
 A tensor on an autodiff device always has one, tracked or not. Every op reads
 its inputs' nodes, computes with MLX, and records a node for its output whose
 step knows how to send the output's gradient back to the tracked inputs.
+
+Each op's backward is a closure written beside it. Where the closure captures
+arrays, a `# saves:` comment names them: they stay alive until backward
+consumes the step (minitorch's `ctx.save_for_backward`; Burn's `Backward`
+structs name each op's state). An op without the comment keeps only shapes and
+numbers. `OPS`, after the class, lists every op; the op tests iterate it.
 """
 
 from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from typing import Union
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Literal, Union
 
 import mlx.core as mx
 
@@ -31,7 +37,17 @@ from .errors import (
     ShapeError,
     UntrackedBackwardError,
 )
-from .node import ROOT_STEP, UNTRACKED_STEP, BackwardFn, Node, Requirement, Step, next_node_id
+from .node import (
+    ROOT_STEP,
+    TO_DEVICE,
+    UNTRACKED_STEP,
+    BackwardFn,
+    Node,
+    Requirement,
+    Step,
+    next_node_id,
+    node_name,
+)
 
 Scalar = Union[int, float]
 Method = Callable[..., "Tensor"]
@@ -181,7 +197,7 @@ class Tensor:
         return self
 
     def __repr__(self) -> str:
-        node = f", NodeId({self.node.id}) {self.node.requirement.value}" if self.node else ""
+        node = f", {node_name(self.node.id)} {self.node.requirement.value}" if self.node else ""
         return f"Tensor(shape={self.dims()}, device={self.device.name}{node})"
 
     # ----- autodiff ---------------------------------------------------------------
@@ -197,7 +213,7 @@ class Tensor:
             return self
         if node.requirement is Requirement.GRAD_IN_BACKWARD:
             raise NonLeafRequireGradError(
-                f"Can't convert a non leaf tensor into a tracked tensor. NodeId({node.id}) is the "
+                f"Can't convert a non leaf tensor into a tracked tensor. {node_name(node.id)} is the "
                 f"output of `{node.op}`, so gradients already flow through it to its inputs. To "
                 "get a new leaf here, call `.detach().require_grad()` (which is what `fork` does)."
             )
@@ -224,17 +240,17 @@ class Tensor:
         """The same values as a plain tensor (Burn: `Tensor::inner`): autodiff stripped."""
         return Tensor(self.array, self.device.inner())
 
-    def backward(self) -> tape.Gradients:
+    def backward(self) -> Gradients:
         """Run backward from this tensor, seeded with ones, and return the kept gradients."""
         if self.node is None or self.node.requirement is Requirement.NONE:
             raise UntrackedBackwardError(_untracked_backward_message(self))
-        return tape.backward(self.node, mx.ones(self.array.shape))
+        return tape.backward(self.node, mx.ones(self.array.shape), Gradients)
 
-    def grad(self, grads: tape.Gradients) -> Tensor | None:
+    def grad(self, grads: Gradients) -> Tensor | None:
         """This tensor's gradient in `grads` (Burn: `Tensor::grad`)."""
         return grads.get(self)
 
-    def grad_remove(self, grads: tape.Gradients) -> Tensor | None:
+    def grad_remove(self, grads: Gradients) -> Tensor | None:
         """This tensor's gradient in `grads`, removing it (Burn: `Tensor::grad_remove`)."""
         return grads.remove(self)
 
@@ -257,7 +273,7 @@ class Tensor:
             )
         label = self.node.label
         detail = f"{self.device.name} to {device.name}"
-        out = _record("to_device", (self,), self.array, device, lambda g: (g,), detail)
+        out = _record(TO_DEVICE, (self,), self.array, device, lambda g: (g,), detail)
         if out.node is not None:
             out.node.label = label
         return out
@@ -268,39 +284,43 @@ class Tensor:
     def add(self, other: Tensor | Scalar) -> Tensor:
         if not isinstance(other, Tensor):
             return _unary("add_scalar", self, self.array + _scalar(other, "add"), lambda g: g)
-        a, b = _pair("add", self, other)
-        return _binary("add", a, b, a.array + b.array, lambda g: (_fit(g, a), _fit(g, b)))
+        a, b = _checked_operands("add", self, other)
+        sa, sb = a.shape, b.shape
+        return _binary("add", a, b, a.array + b.array, lambda g: (_unbroadcast(g, sa), _unbroadcast(g, sb)))
 
     @_on_device
     def sub(self, other: Tensor | Scalar) -> Tensor:
         if not isinstance(other, Tensor):
             return _unary("sub_scalar", self, self.array - _scalar(other, "sub"), lambda g: g)
-        a, b = _pair("sub", self, other)
-        return _binary("sub", a, b, a.array - b.array, lambda g: (_fit(g, a), _fit(-g, b)))
+        a, b = _checked_operands("sub", self, other)
+        sa, sb = a.shape, b.shape
+        return _binary("sub", a, b, a.array - b.array, lambda g: (_unbroadcast(g, sa), _unbroadcast(-g, sb)))
 
     @_on_device
     def mul(self, other: Tensor | Scalar) -> Tensor:
         if not isinstance(other, Tensor):
             k = _scalar(other, "mul")
             return _unary("mul_scalar", self, self.array * k, lambda g: g * k)
-        a, b = _pair("mul", self, other)
+        a, b = _checked_operands("mul", self, other)
+        x, y = a.array, b.array
 
-        def backward(g: mx.array) -> tuple[mx.array, mx.array]:
-            return _fit(g * b.array, a), _fit(g * a.array, b)
+        def backward(g: mx.array) -> tuple[mx.array, mx.array]:  # saves: both inputs
+            return _unbroadcast(g * y, x.shape), _unbroadcast(g * x, y.shape)
 
-        return _binary("mul", a, b, a.array * b.array, backward)
+        return _binary("mul", a, b, x * y, backward)
 
     @_on_device
     def div(self, other: Tensor | Scalar) -> Tensor:
         if not isinstance(other, Tensor):
             k = _scalar(other, "div")
             return _unary("div_scalar", self, self.array / k, lambda g: g / k)
-        a, b = _pair("div", self, other)
+        a, b = _checked_operands("div", self, other)
+        x, y = a.array, b.array
 
-        def backward(g: mx.array) -> tuple[mx.array, mx.array]:
-            return _fit(g / b.array, a), _fit(-g * a.array / (b.array * b.array), b)
+        def backward(g: mx.array) -> tuple[mx.array, mx.array]:  # saves: both inputs
+            return _unbroadcast(g / y, x.shape), _unbroadcast(-g * x / (y * y), y.shape)
 
-        return _binary("div", a, b, a.array / b.array, backward)
+        return _binary("div", a, b, x / y, backward)
 
     @_on_device
     def neg(self) -> Tensor:
@@ -310,33 +330,33 @@ class Tensor:
     def powf_scalar(self, exponent: Scalar) -> Tensor:
         """Elementwise `x ** exponent`."""
         _scalar(exponent, "powf_scalar")
-        x = self.array
+        x = self.array  # saves: the input
         return _unary("pow", self, x**exponent, lambda g: g * exponent * x ** (exponent - 1))
 
     @_on_device
     def square(self) -> Tensor:
-        x = self.array
+        x = self.array  # saves: the input
         return _unary("square", self, x * x, lambda g: g * 2 * x)
 
     @_on_device
     def exp(self) -> Tensor:
-        out = mx.exp(self.array)
+        out = mx.exp(self.array)  # saves: the output
         return _unary("exp", self, out, lambda g: g * out)
 
     @_on_device
     def log(self) -> Tensor:
-        x = self.array
+        x = self.array  # saves: the input
         return _unary("log", self, mx.log(x), lambda g: g / x)
 
     @_on_device
     def relu(self) -> Tensor:
-        x = self.array
+        x = self.array  # saves: the input
         return _unary("relu", self, mx.maximum(x, 0), lambda g: g * (x > 0))
 
     @_on_device
     def matmul(self, other: Tensor) -> Tensor:
         """Matrix product over the last two dims, batch dims broadcast."""
-        a, b = _pair("matmul", self, other, broadcast=False)
+        a, b = _checked_operands("matmul", self, other, broadcast=False)
         if a.ndim < 2 or b.ndim < 2 or a.shape[-1] != b.shape[-2]:
             raise ShapeError(
                 f"Cannot `matmul` shapes {a.dims()} and {b.dims()}: both need at least two dims "
@@ -344,13 +364,13 @@ class Tensor:
                 "Transpose or reshape one of them."
             )
         _broadcast_shape("matmul", a.shape[:-2], b.shape[:-2])
+        x, y = a.array, b.array
 
-        def backward(g: mx.array) -> tuple[mx.array, mx.array]:
-            ga = g @ mx.swapaxes(b.array, -1, -2)
-            gb = mx.swapaxes(a.array, -1, -2) @ g
-            return _fit(ga, a), _fit(gb, b)
+        def backward(g: mx.array) -> tuple[mx.array, mx.array]:  # saves: both inputs
+            gx, gy = g @ mx.swapaxes(y, -1, -2), mx.swapaxes(x, -1, -2) @ g
+            return _unbroadcast(gx, x.shape), _unbroadcast(gy, y.shape)
 
-        return _binary("matmul", a, b, a.array @ b.array, backward)
+        return _binary("matmul", a, b, x @ y, backward)
 
     @_on_device
     def sum(self) -> Tensor:
@@ -427,7 +447,7 @@ class Tensor:
     @_on_device
     def __rtruediv__(self, other: Scalar) -> Tensor:
         """`k / x`, whose gradient is `-k / x^2`."""
-        k, x = _scalar(other, "rdiv"), self.array
+        k, x = _scalar(other, "rdiv"), self.array  # saves: the input
         return _unary("rdiv_scalar", self, k / x, lambda g: -g * k / (x * x))
 
     @_on_device
@@ -439,11 +459,99 @@ class Tensor:
                 f"{other!r} ** tensor: the base must be positive (the gradient needs ln of the base). "
                 "For a negative base, write the power with `powf_scalar` on a tensor instead."
             )
-        out = k**self.array
+        out = k**self.array  # saves: the output
         return _unary("rpow_scalar", self, out, lambda g: g * out * math.log(k))
 
     def __pow__(self, exponent: Scalar) -> Tensor:
         return self.powf_scalar(exponent)
+
+
+class Gradients(tape.Gradients):
+    """The gradients of one backward pass, looked up by tensor (Burn: grads.rs).
+
+    `grads.get(w)` is Burn's `w.grad(&grads)`; `tape.Gradients` underneath
+    answers by node id. A gradient is a plain tensor on the plain flavour of
+    the device its node lives on.
+    """
+
+    def get(self, tensor: Tensor) -> Tensor | None:
+        """The gradient of `tensor`, or None if this pass kept none for it."""
+        if tensor.node is None or (grad := self.array_of(tensor.node.id)) is None:
+            return None
+        return Tensor(grad, self.device_of(tensor.node.id))
+
+    def remove(self, tensor: Tensor) -> Tensor | None:
+        """Like `get`, but also drop the entry (Burn's `grad_remove`)."""
+        found = self.get(tensor)
+        if found is not None and tensor.node is not None:
+            self.pop(tensor.node.id)
+        return found
+
+
+# ----- the op registry ---------------------------------------------------------------
+
+Domain = Literal["any", "positive", "nonzero"]
+"""Where an input's values must lie for the op's gradient to exist (`log` needs positive ones)."""
+
+Operands = Literal["any", "broadcast", "matmul", "matrix"]
+"""The shapes an op accepts: any one shape, two that broadcast, a matmul pair, at least two dims."""
+
+
+@dataclass(frozen=True)
+class OpSpec:
+    """One recorded op as the tests see it: its node's name, its arity, and how to call it.
+
+    The op tests, property tests and semantics tests iterate `OPS`, and each
+    checks that it covers every entry: a new op without a test fails.
+    """
+
+    name: str
+    """What the op's node records (`node.op`)."""
+    method: str
+    """The Tensor method that records it (`1.5 - x` is `__rsub__`)."""
+    arity: int
+    """How many tensor inputs."""
+    kwargs: Mapping[str, object] = field(default_factory=dict)
+    """The other arguments of an example call (`{"dim": 0}` for `x.sum_dim(dim=0)`)."""
+    domain: tuple[Domain, ...] = ("any",)
+    """One entry per tensor input."""
+    operands: Operands = "any"
+
+    def __call__(self, *inputs: Tensor, **kwargs: object) -> Tensor:
+        """Apply the op to `inputs`, with `kwargs` in place of the example's."""
+        first, *rest = inputs
+        return getattr(first, self.method)(*rest, **{**self.kwargs, **kwargs})
+
+
+OPS: tuple[OpSpec, ...] = (
+    # a move within flex is recorded as any move is, and keeps an op's inputs on one device
+    OpSpec(TO_DEVICE, "to_device", 1, {"device": Device.flex().autodiff()}),
+    OpSpec("add", "add", 2, domain=("any", "any"), operands="broadcast"),
+    OpSpec("add_scalar", "add", 1, {"other": 1.5}),
+    OpSpec("sub", "sub", 2, domain=("any", "any"), operands="broadcast"),
+    OpSpec("sub_scalar", "sub", 1, {"other": 0.75}),
+    OpSpec("mul", "mul", 2, domain=("any", "any"), operands="broadcast"),
+    OpSpec("mul_scalar", "mul", 1, {"other": -2.5}),
+    OpSpec("div", "div", 2, domain=("any", "positive"), operands="broadcast"),
+    OpSpec("div_scalar", "div", 1, {"other": 4.0}),
+    OpSpec("neg", "neg", 1),
+    OpSpec("pow", "powf_scalar", 1, {"exponent": 3}),
+    OpSpec("square", "square", 1),
+    OpSpec("exp", "exp", 1),
+    OpSpec("log", "log", 1, domain=("positive",)),
+    OpSpec("relu", "relu", 1, domain=("nonzero",)),
+    OpSpec("matmul", "matmul", 2, domain=("any", "any"), operands="matmul"),
+    OpSpec("sum", "sum", 1),
+    OpSpec("mean", "mean", 1),
+    OpSpec("sum_dim", "sum_dim", 1, {"dim": 0}),
+    OpSpec("mean_dim", "mean_dim", 1, {"dim": 0}),
+    OpSpec("reshape", "reshape", 1, {"shape": [-1]}),
+    OpSpec("transpose", "transpose", 1, operands="matrix"),
+    OpSpec("rsub_scalar", "__rsub__", 1, {"other": 1.5}),
+    OpSpec("rdiv_scalar", "__rtruediv__", 1, {"other": 10.0}, domain=("positive",)),
+    OpSpec("rpow_scalar", "__rpow__", 1, {"other": 2.5}),
+)
+"""Every op a tensor records, in the order the class defines them."""
 
 
 # ----- recording -----------------------------------------------------------------
@@ -487,7 +595,7 @@ def _record(
         op,
         device,
         shape,
-        Step("ops", backward),
+        Step(backward),
         detail=detail,
         untracked_inputs=len(inputs) - len(tracked),
     )
@@ -508,7 +616,7 @@ def _unary(op: str, x: Tensor, out: mx.array, backward: Callable[[mx.array], mx.
     return _record(op, (x,), out, x.device, lambda g: (backward(g),))
 
 
-def _pair(op: str, a: Tensor, b: object, broadcast: bool = True) -> tuple[Tensor, Tensor]:
+def _checked_operands(op: str, a: Tensor, b: object, broadcast: bool = True) -> tuple[Tensor, Tensor]:
     """Check that `a` and `b` can meet in `op`: both tensors, one device, compatible shapes."""
     if not isinstance(b, Tensor):
         raise TypeError(f"`{op}` expects a Tensor, got {type(b).__name__}.")
@@ -532,10 +640,14 @@ def _scalar(value: object, op: str) -> float:
     return float(value)
 
 
-def _fit(grad: mx.array, x: Tensor) -> mx.array:
-    """Sum a broadcast gradient back down to the shape of the input it belongs to."""
-    shape = x.array.shape
-    if grad.shape == shape:
+def _unbroadcast(grad: mx.array, shape: Sequence[int]) -> mx.array:
+    """Sum a broadcast gradient back down to `shape`, the shape of the input it belongs to.
+
+    tinygrad calls this `unbroadcast`: an input broadcast to a bigger shape was
+    used once per copy, so its gradient is the sum over the copies.
+    """
+    shape = tuple(shape)
+    if tuple(grad.shape) == shape:
         return grad
     extra = grad.ndim - len(shape)
     if extra > 0:

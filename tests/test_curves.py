@@ -5,6 +5,7 @@ from __future__ import annotations
 import matplotlib
 import matplotlib.pyplot as plt
 import pytest
+from article import ARTICLE
 from matplotlib.axes import Axes
 from matplotlib.collections import PathCollection
 from matplotlib.colors import to_rgb
@@ -64,7 +65,7 @@ def test_loss_curve_of_a_run_with_no_completed_step(records: dict[str, RunRecord
 def test_small_multiples_one_panel_per_method_coloured_by_outcome(records: dict[str, RunRecord]) -> None:
     seven = list(records.values())
     fig = small_multiples(seven)
-    assert len(fig.axes) == 7
+    assert len(fig.axes) == len(ARTICLE)
     for ax, record in zip(fig.axes, seven, strict=True):
         assert ax.get_title() == record.label
         (line,) = ax.get_lines()
@@ -85,12 +86,13 @@ def test_small_multiples_legend_explains_the_colours(records: dict[str, RunRecor
     fig = small_multiples(list(records.values()))
     (legend,) = fig.legends
     words = [t.get_text() for t in legend.get_texts()]
-    assert len(words) == 4  # three outcomes and the error marker
+    outcomes = list(dict.fromkeys(expected.outcome for expected in ARTICLE.values()))
+    assert len(words) == len(outcomes) + 1  # the seven's outcomes and the error marker
     assert any(w.startswith("trains") for w in words)
     assert any("silent" in w for w in words)
     assert any("step 0" in w for w in words)
-    colours = [to_rgb(h.get_color()) for h in legend.legend_handles[:3]]
-    assert colours == [to_rgb(OUTCOME_COLOURS[o]) for o in ("trains", "silent-then-crash", "crash-at-step-0")]
+    colours = [to_rgb(h.get_color()) for h in legend.legend_handles[: len(outcomes)]]
+    assert colours == [to_rgb(OUTCOME_COLOURS[o]) for o in outcomes]
 
 
 def test_inline_svg_is_inline_deterministic_and_closes_the_figure(records: dict[str, RunRecord]) -> None:

@@ -7,7 +7,6 @@ losses are compared as exact float hex strings, graphs as exact DOT text.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
 import subprocess
@@ -103,10 +102,6 @@ def test_a_different_seed_gives_different_losses() -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(
-    importlib.util.find_spec("mlx_autodiff.graph") is None,
-    reason="mlx_autodiff.graph is not written yet (another engineer's module)",
-)
 def test_graph_dot_is_identical_in_fresh_processes() -> None:
     first = fresh_process(GRAPHS, hash_seed="1")
     second = fresh_process(GRAPHS, hash_seed="2")

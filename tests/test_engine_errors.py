@@ -16,14 +16,13 @@ from mlx_autodiff import (
     AutodiffMoveError,
     Device,
     DeviceMismatchError,
-    LinearConfig,
     MissingRootStepError,
-    Module,
     NonLeafRequireGradError,
     TapeConsumedError,
     Tensor,
     UntrackedBackwardError,
 )
+from mlx_autodiff.scenarios import initialized
 
 FLEX = Device.flex()
 METAL = Device.metal()
@@ -35,13 +34,6 @@ BURN_UNTRACKED = (
     "Tensor::backward requires a tracked autodiff tensor; call "
     "Tensor::autodiff().require_grad() on the source leaf before computing the output"
 )
-
-
-def initialized(device: Device) -> Module:
-    model = LinearConfig(4, 1).init(device)
-    model.weight.val()
-    model.bias.val()
-    return model
 
 
 def grad_leaf(device: Device = FLEX_AD) -> Tensor:

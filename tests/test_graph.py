@@ -34,9 +34,12 @@ from mlx_autodiff import (
     Tensor,
     UntrackedBackwardError,
     accelerator_backend,
+    palette,
     render,
 )
-from mlx_autodiff.graph import MAX_NODES, Graph, RendererNotFoundError, flowchart, snapshot
+from mlx_autodiff.flowchart import flowchart
+from mlx_autodiff.graph import MAX_NODES, Graph, RendererNotFoundError, snapshot
+from mlx_autodiff.scenarios import initialized
 
 REPO = Path(__file__).resolve().parents[1]
 GOLDEN = Path(__file__).resolve().parent / "golden"
@@ -52,13 +55,6 @@ CHAPTERS = [
 
 
 # ----- the article's scenarios, inline ------------------------------------------------
-
-
-def initialized(device: Device) -> Module:
-    model = LinearConfig(4, 1).init(device)
-    model.weight.val()
-    model.bias.val()
-    return model
 
 
 RELOCATIONS = {
@@ -159,7 +155,7 @@ def test_direct_model_is_leaves_and_ops_on_metal_only() -> None:
     dot = told.graphs["step0"].dot
     weight = param_node(told.models[0], "weight")
     assert weight.requirement.value == "Grad"
-    assert 'fillcolor="#dcedc8"' in statement(dot, f"n{weight.id}"), "a GRAD leaf is drawn green"
+    assert f'fillcolor="{palette.LEAF_FILL}"' in statement(dot, f"n{weight.id}"), "a GRAD leaf is drawn green"
     assert "<b>weight</b>" in statement(dot, f"n{weight.id}")
     assert "cluster_metal" in dot and "cluster_flex" not in dot
     assert "to_device" not in "".join(statement(dot, key) for key in node_keys(dot))
@@ -175,7 +171,7 @@ def test_ad_to_device_parameters_are_to_device_outputs_crossing_devices() -> Non
         moved = param_node(told.models[0], name)
         (original,) = moved.parents
         line = statement(dot, f"n{moved.id}")
-        assert "to_device" in line and 'color="#e65100"' in line and "bold" in line
+        assert "to_device" in line and f'color="{palette.MOVED}"' in line and "bold" in line
         assert f"{name} · NodeId({moved.id})" in line
         assert cluster_of(dot, f"n{moved.id}") == "metal"
         assert cluster_of(dot, f"n{original.id}") == "flex"
@@ -207,7 +203,7 @@ def test_ad_to_device_step1_marks_the_failed_node() -> None:
     assert failed is param_node(told.models[-1], "bias")
     dot = told.graphs["step1"].dot
     line = statement(dot, f"n{failed.id}")
-    assert "backward failed here" in line and 'color="#c62828"' in line and 'penwidth="3.5"' in line
+    assert "backward failed here" in line and f'color="{palette.FAILED}"' in line and 'penwidth="3.5"' in line
     note = statement(dot, "error")
     assert "graph tape has already" in note and "consumed at" in note and f"NodeId({failed.id})" in note
     assert ("error", f"n{failed.id}") in [(a, b) for a, b, _ in edges(dot)]
@@ -232,7 +228,7 @@ def test_ad_fork_parameters_are_fresh_leaves_and_get_gradients() -> None:
     assert "cluster_flex" not in dot, "fork cuts the CPU originals out of the graph"
     for name in ("weight", "bias"):
         line = statement(dot, f"n{param_node(told.models[0], name).id}")
-        assert 'fillcolor="#dcedc8"' in line and "&#8711; on metal" in line
+        assert f'fillcolor="{palette.LEAF_FILL}"' in line and "&#8711; on metal" in line
         assert "no gradient" not in line
 
 
@@ -240,7 +236,7 @@ def test_untracked_autodiff_tensor_is_grey_dashed() -> None:
     x = Tensor.random([2, 2], Distribution.default(), Device.flex().autodiff())
     dot = snapshot("x", tensors={"x": x}).dot
     line = statement(dot, f"n{x.node.id}")
-    assert 'color="#9e9e9e"' in line and "dashed" in line and "<b>x</b>" in line
+    assert f'color="{palette.UNTRACKED}"' in line and "dashed" in line and "<b>x</b>" in line
 
 
 def test_snapshot_does_not_change_after_backward_and_changes_nothing() -> None:

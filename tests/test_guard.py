@@ -25,15 +25,9 @@ from mlx_autodiff.guard import (
     explain_tape_consumed,
     why_not_trainable,
 )
+from mlx_autodiff.scenarios import initialized
 
 FLEX, METAL = Device.flex(), Device.metal().autodiff()
-
-
-def initialized(device: Device):
-    model = LinearConfig(4, 1).init(device)
-    model.weight.val()
-    model.bias.val()
-    return model
 
 
 def batch():

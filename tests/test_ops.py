@@ -5,47 +5,88 @@ random cotangent C, so the gradients reaching the leaves are the op's
 vector-Jacobian product with C. The same product comes from `mx.vjp` on the
 equivalent MLX expression, and from central differences of `sum(f(x) * C)` in
 float64 NumPy, where the step size does not fight float32 rounding.
+
+The ops are the engine's registry, `tensor.OPS`, and their references are in
+tests/op_references.py: an op added to the engine fails here until it has a
+reference (and a Tensor method that records an op fails until it is registered).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-from types import ModuleType
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 
 import mlx.core as mx
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from op_references import REFERENCES, Reference
 from strategies import Kind, Shape, arrays, broadcast_pairs, matmul_pairs, shapes
 
 from mlx_autodiff import Device, DomainError, Tensor
+from mlx_autodiff.tensor import OPS, OpSpec
 
 DEVICE = Device.flex().autodiff()
-
-Reference = Callable[..., object]
-"""`ref(xp, *arrays)`: the op written once for both `xp=mx` and `xp=np`."""
+BY_NAME = {spec.name: spec for spec in OPS}
 
 
 @dataclass(frozen=True)
-class Op:
-    name: str
-    engine: Callable[..., Tensor]
-    ref: Reference
-    kinds: tuple[Kind, ...] = ("any",)
+class Case:
+    """One way to call a registered op: the op itself, or a variant (other arguments, an operator)."""
+
+    label: str
+    spec: OpSpec
+    call: Callable[..., Tensor]
+    kwargs: Mapping[str, object] = field(default_factory=dict)
+    """The arguments the reference gets, matching what `call` passes."""
+    domain: tuple[Kind, ...] = ("any",)
+
+    @property
+    def ref(self) -> Reference:
+        return lambda xp, *xs: REFERENCES[self.spec.name](xp, *xs, **self.kwargs)
 
     def __repr__(self) -> str:
-        return self.name
+        return self.label
+
+
+def registered(spec: OpSpec) -> Case:
+    return Case(spec.name, spec, spec, spec.kwargs, spec.domain)
+
+
+def variant(label: str, name: str, call: Callable[..., Tensor], domain: tuple[Kind, ...] | None = None,
+            **kwargs: object) -> Case:
+    spec = BY_NAME[name]
+    return Case(label, spec, call, {**spec.kwargs, **kwargs}, domain or spec.domain)
+
+
+CASES = [registered(spec) for spec in OPS] + [
+    variant("powf_scalar(0.5)", "pow", lambda x: x.powf_scalar(0.5), ("positive",), exponent=0.5),
+    variant("powf_scalar(-1.5)", "pow", lambda x: x.powf_scalar(-1.5), ("positive",), exponent=-1.5),
+    variant("x ** 2", "pow", lambda x: x**2, exponent=2),
+    variant("x + 1.5", "add_scalar", lambda x: x + 1.5, other=1.5),
+    variant("1.5 + x", "add_scalar", lambda x: 1.5 + x, other=1.5),
+    variant("3 * x", "mul_scalar", lambda x: 3 * x, other=3),
+    variant("1.5 - x", "rsub_scalar", lambda x: 1.5 - x, other=1.5),
+    variant("10.0 / x", "rdiv_scalar", lambda x: 10.0 / x, other=10.0),
+    variant("2.5 ** x", "rpow_scalar", lambda x: 2.5**x, other=2.5),
+    variant("-x", "neg", lambda x: -x),
+    variant("a @ b", "matmul", lambda a, b: a @ b),
+    variant("to_device(metal) and back", "to_device",
+            lambda x: x.to_device(Device.metal().autodiff()).to_device(DEVICE)),
+]
+"""Every op of `tensor.OPS`, then other calls of the same ops."""
 
 
 def engine_vjp(
-    engine: Callable[..., Tensor], inputs: list[np.ndarray], cotangent: np.ndarray
+    engine: Callable[..., Tensor], inputs: list[np.ndarray], cotangent: np.ndarray, op: str | None = None
 ) -> list[np.ndarray]:
-    """The engine's gradients of `sum(f(x) * C)` on fresh GRAD leaves, checked for shape."""
+    """The engine's gradients of `sum(f(x) * C)` on fresh GRAD leaves, checked for shape (and op name)."""
     leaves = [Tensor.from_data(a, DEVICE).require_grad() for a in inputs]
     out = engine(*leaves)
     assert out.shape == cotangent.shape
+    if op is not None:
+        assert out.node.op == op, f"the call recorded {out.node.op!r}, the registry says {op!r}"
     grads = out.mul(Tensor.from_data(cotangent, DEVICE)).sum().backward()
     result = []
     for leaf in leaves:
@@ -84,109 +125,77 @@ def central_differences(
     return grads
 
 
-def check(op: Op, inputs: list[np.ndarray], data: st.DataObject) -> None:
-    out_shape = np.shape(op.ref(np, *[a.astype(np.float64) for a in inputs]))
+def check(case: Case, inputs: list[np.ndarray], data: st.DataObject) -> None:
+    out_shape = np.shape(case.ref(np, *[a.astype(np.float64) for a in inputs]))
     cotangent = data.draw(arrays(out_shape), label="cotangent")
-    got = engine_vjp(op.engine, inputs, cotangent)
-    from_mlx = mlx_vjp(op.ref, inputs, cotangent)
-    numeric = central_differences(op.ref, inputs, cotangent)
+    got = engine_vjp(case.call, inputs, cotangent, case.spec.name)
+    from_mlx = mlx_vjp(case.ref, inputs, cotangent)
+    numeric = central_differences(case.ref, inputs, cotangent)
     for grad, reference, estimate in zip(got, from_mlx, numeric, strict=True):
-        np.testing.assert_allclose(grad, reference, rtol=1e-4, atol=1e-5, err_msg=f"{op} vs mx.vjp")
+        np.testing.assert_allclose(grad, reference, rtol=1e-4, atol=1e-5, err_msg=f"{case} vs mx.vjp")
         np.testing.assert_allclose(
-            grad, estimate, rtol=1e-3, atol=1e-4, err_msg=f"{op} vs central differences"
+            grad, estimate, rtol=1e-3, atol=1e-4, err_msg=f"{case} vs central differences"
         )
 
 
-def draw_inputs(data: st.DataObject, op: Op, shape_list: list[Shape]) -> list[np.ndarray]:
-    pairs = zip(shape_list, op.kinds, strict=True)
+def operand_shapes(spec: OpSpec) -> st.SearchStrategy[tuple[Shape, ...]]:
+    """Shapes the op accepts, as its registry entry says."""
+    if spec.operands == "broadcast":
+        return broadcast_pairs()
+    if spec.operands == "matmul":
+        return matmul_pairs()
+    return shapes(min_dims=2 if spec.operands == "matrix" else 1).map(lambda shape: (shape,))
+
+
+def draw_inputs(data: st.DataObject, case: Case, shape_list: tuple[Shape, ...]) -> list[np.ndarray]:
+    pairs = zip(shape_list, case.domain, strict=True)
     return [data.draw(arrays(s, k), label=f"input {i}") for i, (s, k) in enumerate(pairs)]
 
 
-BINARY = [
-    Op("add", lambda a, b: a.add(b), lambda xp, a, b: a + b, ("any", "any")),
-    Op("sub", lambda a, b: a.sub(b), lambda xp, a, b: a - b, ("any", "any")),
-    Op("mul", lambda a, b: a.mul(b), lambda xp, a, b: a * b, ("any", "any")),
-    Op("div", lambda a, b: a.div(b), lambda xp, a, b: a / b, ("any", "positive")),
-]
+def test_every_registered_op_has_a_reference() -> None:
+    assert sorted(REFERENCES) == sorted(BY_NAME), "tests/op_references.py must write every op of tensor.OPS"
+    assert len(BY_NAME) == len(OPS), "two registry entries share a name"
 
 
-@pytest.mark.parametrize("op", BINARY, ids=repr)
+NOT_OPS = {
+    *("random", "from_data", "zeros", "ones", "from_inner"),
+    *("dims", "to_mlx", "into_scalar", "clone"),
+    *("is_require_grad", "require_grad", "set_require_grad", "detach", "inner"),
+    *("backward", "grad", "grad_remove"),
+}
+"""Tensor's public methods that record no op: creation, reading, and the autodiff calls."""
+
+
+def test_every_op_method_is_registered() -> None:
+    """A new Tensor method either records an op (and goes in tensor.OPS) or is listed in NOT_OPS."""
+    public = {name for name, value in vars(Tensor).items() if callable(value) and not name.startswith("_")}
+    registered_methods = {spec.method for spec in OPS}
+    assert public - NOT_OPS == {method for method in registered_methods if not method.startswith("_")}
+    assert all(callable(getattr(Tensor, method)) for method in registered_methods)
+
+
+@pytest.mark.parametrize("case", CASES, ids=repr)
 @given(data=st.data())
-def test_binary_ops_broadcast(op: Op, data: st.DataObject) -> None:
-    a_shape, b_shape = data.draw(broadcast_pairs(), label="shapes")
-    check(op, draw_inputs(data, op, [a_shape, b_shape]), data)
-
-
-def _scalar(xp: ModuleType, value: object) -> object:
-    """A sum or mean as the engine shapes it: one element, shape [1]."""
-    return xp.reshape(value, (1,))
-
-
-UNARY = [
-    Op("neg", lambda x: x.neg(), lambda xp, x: -x),
-    Op("square", lambda x: x.square(), lambda xp, x: x * x),
-    Op("exp", lambda x: x.exp(), lambda xp, x: xp.exp(x)),
-    Op("log", lambda x: x.log(), lambda xp, x: xp.log(x), ("positive",)),
-    Op("relu", lambda x: x.relu(), lambda xp, x: xp.maximum(x, 0.0), ("nonzero",)),
-    Op("powf_scalar(3)", lambda x: x.powf_scalar(3), lambda xp, x: x**3),
-    Op("powf_scalar(0.5)", lambda x: x.powf_scalar(0.5), lambda xp, x: x**0.5, ("positive",)),
-    Op("powf_scalar(-1.5)", lambda x: x.powf_scalar(-1.5), lambda xp, x: x**-1.5, ("positive",)),
-    Op("x ** 2", lambda x: x**2, lambda xp, x: x**2),
-    Op("add_scalar", lambda x: x.add(1.5), lambda xp, x: x + 1.5),
-    Op("sub_scalar", lambda x: x.sub(0.75), lambda xp, x: x - 0.75),
-    Op("mul_scalar", lambda x: x.mul(-2.5), lambda xp, x: x * -2.5),
-    Op("div_scalar", lambda x: x.div(4.0), lambda xp, x: x / 4.0),
-    Op("scalar + x", lambda x: 1.5 + x, lambda xp, x: 1.5 + x),
-    Op("scalar - x", lambda x: 1.5 - x, lambda xp, x: 1.5 - x),
-    Op("scalar * x", lambda x: 3 * x, lambda xp, x: 3 * x),
-    Op("scalar / x", lambda x: 10.0 / x, lambda xp, x: 10.0 / x, ("positive",)),
-    Op("scalar ** x", lambda x: 2.5**x, lambda xp, x: 2.5**x),
-    Op("sum", lambda x: x.sum(), lambda xp, x: _scalar(xp, xp.sum(x))),
-    Op("mean", lambda x: x.mean(), lambda xp, x: _scalar(xp, xp.mean(x))),
-]
-
-
-@pytest.mark.parametrize("op", UNARY, ids=repr)
-@given(data=st.data())
-def test_unary_ops(op: Op, data: st.DataObject) -> None:
-    check(op, draw_inputs(data, op, [data.draw(shapes(), label="shape")]), data)
+def test_every_op_matches_mx_vjp_and_central_differences(case: Case, data: st.DataObject) -> None:
+    check(case, draw_inputs(data, case, data.draw(operand_shapes(case.spec), label="shapes")), data)
 
 
 @pytest.mark.parametrize("name", ["sum_dim", "mean_dim"])
 @given(data=st.data())
-def test_reductions_over_a_dim(name: str, data: st.DataObject) -> None:
+def test_reductions_over_any_dim(name: str, data: st.DataObject) -> None:
     shape = data.draw(shapes(), label="shape")
     dim = data.draw(st.integers(0, len(shape) - 1), label="dim")
-    xp_name = name.removesuffix("_dim")
-    op = Op(
-        f"{name}({dim})",
-        lambda x: getattr(x, name)(dim),
-        lambda xp, x: getattr(xp, xp_name)(x, axis=dim, keepdims=True),
-    )
-    check(op, draw_inputs(data, op, [shape]), data)
+    case = variant(f"{name}(dim={dim})", name, lambda x: BY_NAME[name](x, dim=dim), dim=dim)
+    check(case, draw_inputs(data, case, (shape,)), data)
 
 
 @given(data=st.data())
-def test_reshape(data: st.DataObject) -> None:
+def test_reshape_to_any_shape_of_the_same_size(data: st.DataObject) -> None:
     shape = data.draw(shapes(), label="shape")
     size = int(np.prod(shape))
     target = data.draw(st.sampled_from([(size,), (1, size), tuple(reversed(shape)), (-1, 1)]), label="target")
-    op = Op(f"reshape({target})", lambda x: x.reshape(target), lambda xp, x: xp.reshape(x, target))
-    check(op, draw_inputs(data, op, [shape]), data)
-
-
-@given(data=st.data())
-def test_transpose(data: st.DataObject) -> None:
-    shape = data.draw(shapes(min_dims=2), label="shape")
-    op = Op("transpose", lambda x: x.transpose(), lambda xp, x: xp.swapaxes(x, -1, -2))
-    check(op, draw_inputs(data, op, [shape]), data)
-
-
-@given(data=st.data())
-def test_matmul_with_batch_broadcast(data: st.DataObject) -> None:
-    a_shape, b_shape = data.draw(matmul_pairs(), label="shapes")
-    op = Op("matmul", lambda a, b: a.matmul(b), lambda xp, a, b: a @ b, ("any", "any"))
-    check(op, draw_inputs(data, op, [a_shape, b_shape]), data)
+    case = variant(f"reshape({target})", "reshape", lambda x: x.reshape(target), shape=target)
+    check(case, draw_inputs(data, case, (shape,)), data)
 
 
 def test_matmul_broadcasts_a_batch_against_a_matrix() -> None:

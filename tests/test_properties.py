@@ -1,9 +1,10 @@
 """Properties over random programs: gradients of random graphs, and random relocation sequences.
 
 Two generators. The first builds random expression graphs (a few leaves whose
-shapes broadcast together, ops picked at random, any earlier value reusable as
-an operand, so one node often feeds several ops) and checks every leaf's
-gradient against `mx.grad` of the same expression written in plain MLX. The
+shapes broadcast together, ops picked at random from the engine's registry
+`tensor.OPS`, any earlier value reusable as an operand, so one node often feeds
+several ops) and checks every leaf's gradient against `mx.grad` of the same
+expression written with tests/op_references.py in plain MLX. The
 second runs random sequences of relocations and training steps on a Linear and
 checks each result against a small model of the rules in
 shared/notes/burn-semantics.md (the spec's rules 1-21).
@@ -14,6 +15,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import mlx.core as mx
 import numpy as np
@@ -21,6 +23,7 @@ import pytest
 from hypothesis import assume, event, given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
+from op_references import REFERENCES
 from strategies import Shape, arrays, shapes
 
 from mlx_autodiff import (
@@ -40,8 +43,11 @@ from mlx_autodiff import (
     Tensor,
     UntrackedBackwardError,
 )
+from mlx_autodiff.tensor import OPS as TENSOR_OPS
+from mlx_autodiff.tensor import OpSpec
 
 DEVICE = Device.flex().autodiff()
+BY_NAME = {spec.name: spec for spec in TENSOR_OPS}
 PLAIN = Device.flex()
 
 # ----- random expression graphs ----------------------------------------------------
@@ -49,7 +55,11 @@ PLAIN = Device.flex()
 
 @dataclass(frozen=True)
 class Op:
-    """One op written twice: on engine tensors and on MLX arrays, with its output shape."""
+    """One op of a random program: on engine tensors and on MLX arrays, with its output shape.
+
+    Each takes its operands and then `arg`: keyword arguments for a registered op
+    (`{"dim": 1}`, or None for the registry's own), a constant for `add_plain`.
+    """
 
     arity: int
     engine: Callable[..., Tensor]
@@ -65,57 +75,43 @@ def _broadcast(a: Shape, b: Shape) -> Shape | None:
         return None
 
 
-def _same(a: Shape, _arg: object = None) -> Shape:
-    return a
+def _registered(spec: OpSpec) -> Op:
+    """A registry op, its reference from tests/op_references.py, and its shapes found by NumPy.
+
+    An input that must be positive gets `x * x + 1` first (the random values
+    can be anything), so `log`, `div` and `k / x` stay defined.
+    """
+    reference = REFERENCES[spec.name]
+
+    def kwargs(arg: object) -> dict[str, object]:
+        return {**spec.kwargs, **(arg if isinstance(arg, dict) else {})}
+
+    def defined(operands: list[Any], positive: Callable[[Any], Any]) -> list[Any]:
+        kinds = zip(operands, spec.domain, strict=True)
+        return [positive(x) if kind == "positive" else x for x, kind in kinds]
+
+    def engine(*operands_and_arg: Any) -> Tensor:
+        *operands, arg = operands_and_arg
+        return spec(*defined(operands, lambda x: x.square().add(1.0)), **kwargs(arg))
+
+    def mlx(*operands_and_arg: Any) -> mx.array:
+        *operands, arg = operands_and_arg
+        return reference(mx, *defined(operands, lambda x: x * x + 1.0), **kwargs(arg))
+
+    def shape(*shapes_and_arg: Any) -> Shape | None:
+        *shapes, arg = shapes_and_arg
+        if spec.operands in ("matmul", "matrix") and any(len(s) < 2 for s in shapes):
+            return None  # NumPy would take a vector; the engine's matmul and transpose do not
+        try:
+            with np.errstate(all="ignore"):
+                return tuple(np.shape(reference(np, *[np.ones(s) for s in shapes], **kwargs(arg))))
+        except (ValueError, IndexError):
+            return None
+
+    return Op(spec.arity, engine, mlx, shape)
 
 
-def _kept(a: Shape, dim: int) -> Shape | None:
-    return tuple(1 if i == dim else n for i, n in enumerate(a)) if dim < len(a) else None
-
-
-def _matmul_t(a: Shape, b: Shape, _arg: object = None) -> Shape | None:
-    if len(a) < 2 or len(b) < 2 or a[-1] != b[-1]:
-        return None
-    batch = _broadcast(a[:-2], b[:-2])
-    return None if batch is None else (*batch, a[-2], b[-2])
-
-
-def _relu_mlx(x: mx.array, _arg: object) -> mx.array:
-    return mx.maximum(x, 0.0)
-
-
-OPS: dict[str, Op] = {
-    "neg": Op(1, lambda x, _: -x, lambda x, _: -x, _same),
-    "square": Op(1, lambda x, _: x.square(), lambda x, _: x * x, _same),
-    "exp": Op(1, lambda x, _: x.mul(0.25).exp(), lambda x, _: mx.exp(x * 0.25), _same),
-    "log": Op(1, lambda x, _: x.square().add(1.0).log(), lambda x, _: mx.log(x * x + 1.0), _same),
-    "relu": Op(1, lambda x, _: x.relu(), _relu_mlx, _same),
-    "pow3": Op(1, lambda x, _: x.powf_scalar(3), lambda x, _: x**3, _same),
-    "scale": Op(1, lambda x, k: x * k, lambda x, k: x * k, _same),
-    "shift": Op(1, lambda x, k: x + k, lambda x, k: x + k, _same),
-    "rsub": Op(1, lambda x, k: k - x, lambda x, k: k - x, _same),
-    "sum_dim": Op(1, lambda x, d: x.sum_dim(d), lambda x, d: mx.sum(x, axis=d, keepdims=True), _kept),
-    "mean_dim": Op(1, lambda x, d: x.mean_dim(d), lambda x, d: mx.mean(x, axis=d, keepdims=True), _kept),
-    "sum": Op(1, lambda x, _: x.sum(), lambda x, _: mx.sum(x).reshape(1), lambda a, _: (1,)),
-    "mean": Op(1, lambda x, _: x.mean(), lambda x, _: mx.mean(x).reshape(1), lambda a, _: (1,)),
-    "transpose": Op(
-        1,
-        lambda x, _: x.transpose(),
-        lambda x, _: mx.swapaxes(x, -1, -2),
-        lambda a, _: (*a[:-2], a[-1], a[-2]) if len(a) >= 2 else None,
-    ),
-    "unsqueeze": Op(1, lambda x, _: x.reshape([1, *x.shape]), lambda x, _: x.reshape(1, *x.shape),
-                    lambda a, _: (1, *a) if len(a) < 4 else None),
-    "add": Op(2, lambda a, b, _: a + b, lambda a, b, _: a + b, lambda a, b, _: _broadcast(a, b)),
-    "sub": Op(2, lambda a, b, _: a - b, lambda a, b, _: a - b, lambda a, b, _: _broadcast(a, b)),
-    "mul": Op(2, lambda a, b, _: a * b, lambda a, b, _: a * b, lambda a, b, _: _broadcast(a, b)),
-    "div": Op(  # a denominator kept away from zero: b * b + 1
-        2,
-        lambda a, b, _: a / (b * b + 1.0),
-        lambda a, b, _: a / (b * b + 1.0),
-        lambda a, b, _: _broadcast(a, b),
-    ),
-    "matmul": Op(2, lambda a, b, _: a @ b.transpose(), lambda a, b, _: a @ mx.swapaxes(b, -1, -2), _matmul_t),
+OPS: dict[str, Op] = {spec.name: _registered(spec) for spec in TENSOR_OPS} | {
     "add_plain": Op(  # a plain tensor in an autodiff op: an untracked constant (Burn 0.22.1)
         1,
         lambda x, c: x + Tensor.from_data(c, PLAIN),
@@ -123,6 +119,7 @@ OPS: dict[str, Op] = {
         lambda a, c: _broadcast(a, c.shape),
     ),
 }
+"""Every op of `tensor.OPS`, and a plain constant added to an autodiff tensor."""
 
 
 @dataclass(frozen=True)
@@ -168,12 +165,10 @@ def programs(draw: st.DrawFn, max_ops: int = 7) -> Program:
         name = draw(st.sampled_from(sorted(OPS)))
         op = OPS[name]
         arg: object = None
-        if name in ("scale", "shift", "rsub"):
-            arg = draw(st.sampled_from([-1.5, 0.5, 2.0]))
-        elif name in ("sum_dim", "mean_dim"):
-            arg = draw(st.integers(0, 2))
-        elif name == "add_plain":
+        if name == "add_plain":
             arg = draw(arrays(known[first][draw(st.integers(0, len(known[first]) - 1)) :]))
+        elif "dim" in BY_NAME[name].kwargs:
+            arg = {"dim": draw(st.integers(0, 2))}
         if op.arity == 1:
             args: tuple[int, ...] = (first,)
             out = op.shape(known[first], arg)

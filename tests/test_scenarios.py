@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from article import ARTICLE
 
 from mlx_autodiff import scenarios
 from mlx_autodiff.scenarios import (
@@ -28,27 +29,6 @@ from mlx_autodiff.scenarios import (
 
 REPO = Path(__file__).resolve().parents[1]
 
-# The article's table (its "七种搬法" output): flag, gradients per completed step, error type and step.
-ARTICLE = {
-    "direct": (True, [2, 2, 2, 2, 2], None),
-    "ad-to_device": (False, [0], ("TapeConsumedError", 1)),
-    "plain-to_device": (False, [], ("UntrackedBackwardError", 0)),
-    "lazy-to_device": (True, [2, 2, 2, 2, 2], None),
-    "ad-fork": (True, [2, 2, 2, 2, 2], None),
-    "plain-fork": (False, [], ("UntrackedBackwardError", 0)),
-    "plain-to_device-train": (True, [2, 2, 2, 2, 2], None),
-}
-
-ARTICLE_LABELS = {
-    "direct": "built on the GPU",
-    "ad-to_device": "flex.autodiff -> to_device",
-    "plain-to_device": "flex -> to_device",
-    "lazy-to_device": "lazy -> to_device",
-    "ad-fork": "flex.autodiff -> fork",
-    "plain-fork": "flex -> fork",
-    "plain-to_device-train": "flex -> to_device.train()",
-}
-
 
 @pytest.fixture(scope="module")
 def records() -> dict[str, RunRecord]:
@@ -61,21 +41,22 @@ def isolated_records() -> dict[str, RunRecord]:
 
 
 def check_against_article(record: RunRecord) -> None:
-    flag, grads, error = ARTICLE[record.name]
-    assert record.label == ARTICLE_LABELS[record.name]
-    assert record.require_grad is flag
-    assert [s.grads for s in record.steps] == grads
-    assert [s.step for s in record.steps] == list(range(len(grads)))
-    if error is None:
+    expected = ARTICLE[record.name]
+    assert record.label == expected.label
+    assert record.require_grad is expected.require_grad
+    assert [s.grads for s in record.steps] == list(expected.grads)
+    assert [s.step for s in record.steps] == list(range(len(expected.grads)))
+    if expected.error is None:
         assert record.error is None, record.error
     else:
         assert record.error is not None, "the run should have raised"
-        assert (record.error.type, record.error.step) == error
+        assert (record.error.type, record.error.step) == (expected.error.__name__, expected.error_step)
+    assert record.outcome == expected.outcome
 
 
 def test_the_seven_are_the_articles_in_its_order() -> None:
     assert list(SCENARIOS) == list(ARTICLE)
-    assert {name: s.label for name, s in SCENARIOS.items()} == ARTICLE_LABELS
+    assert {name: s.label for name, s in SCENARIOS.items()} == {n: e.label for n, e in ARTICLE.items()}
     assert not set(EXTRA_SCENARIOS) & set(SCENARIOS)
 
 
@@ -103,19 +84,6 @@ def test_isolated_losses_equal_in_process_ones(
 ) -> None:
     for name in ARTICLE:
         assert [s.loss for s in isolated_records[name].steps] == [s.loss for s in records[name].steps]
-
-
-def test_outcomes_of_the_seven(records: dict[str, RunRecord]) -> None:
-    outcomes = {name: r.outcome for name, r in records.items()}
-    assert outcomes == {
-        "direct": "trains",
-        "ad-to_device": "silent-then-crash",
-        "plain-to_device": "crash-at-step-0",
-        "lazy-to_device": "trains",
-        "ad-fork": "trains",
-        "plain-fork": "crash-at-step-0",
-        "plain-to_device-train": "trains",
-    }
 
 
 def test_training_lowers_the_loss(records: dict[str, RunRecord]) -> None:
@@ -225,18 +193,6 @@ def test_outcome_names_cover_every_case() -> None:
     assert set(cases) == set(OUTCOMES)
 
 
-def test_non_finite_loss_stops_the_run(monkeypatch: pytest.MonkeyPatch) -> None:
-    class NanLoss(scenarios.MseLoss):
-        def forward(self, pred, target, reduction=scenarios.Reduction.MEAN):  # type: ignore[no-untyped-def]
-            return super().forward(pred, target, reduction) * math.nan
-
-    monkeypatch.setattr(scenarios, "MseLoss", NanLoss)
-    record = run("direct")
-    assert record.error is not None
-    assert (record.error.type, record.error.step) == ("NonFiniteLossError", 0)
-    assert record.steps == []
-
-
 def test_only_engine_errors_are_recorded(monkeypatch: pytest.MonkeyPatch) -> None:
     class Broken:
         @staticmethod
@@ -289,14 +245,15 @@ def test_cli_prints_every_method_and_a_summary(capsys: pytest.CaptureFixture[str
     assert main([]) == 0
     out = capsys.readouterr().out
     lines = out.splitlines()
-    for name, (flag, grads, error) in ARTICLE.items():
-        line = next(line for line in lines if line.startswith(ARTICLE_LABELS[name] + " "))
-        assert f"require_grad {str(flag).lower()}" in line
-        assert [int(c) for c in re.findall(r" [0-9.]+\((\d+)\)", line)] == grads
+    for name, expected in ARTICLE.items():
+        line = next(line for line in lines if line.startswith(expected.label + " "))
+        assert f"require_grad {str(expected.require_grad).lower()}" in line
+        assert [int(c) for c in re.findall(r" [0-9.]+\((\d+)\)", line)] == list(expected.grads)
         row = next(line for line in lines if line.split() and line.split()[0] == name)
-        if error is not None:
-            assert f"{error[0]}@step {error[1]}" in row
-            assert f"{error[0]}: " in out
+        assert expected.outcome in row.split()
+        if expected.error is not None:
+            assert f"{expected.error.__name__}@step {expected.error_step}" in row
+            assert f"{expected.error.__name__}: " in out
     assert "outcome" in out and "silent-then-crash" in out
 
 
@@ -340,12 +297,15 @@ def test_cli_as_a_module_isolated() -> None:
     assert "flex.autodiff -> fork      require_grad true " in done.stdout
 
 
-def test_a_non_finite_loss_stops_the_run_at_its_step(monkeypatch) -> None:
-    from mlx_autodiff import scenarios
+@pytest.mark.parametrize("value", [math.nan, math.inf])
+def test_a_non_finite_loss_stops_the_run_at_its_step(monkeypatch: pytest.MonkeyPatch, value: float) -> None:
+    class DivergedLoss(scenarios.MseLoss):
+        def forward(self, pred, target, reduction=scenarios.Reduction.MEAN):  # type: ignore[no-untyped-def]
+            return super().forward(pred, target, reduction) * value
 
-    forward = scenarios.MseLoss.forward
-    monkeypatch.setattr(scenarios.MseLoss, "forward", lambda self, *args: forward(self, *args) * float("inf"))
+    monkeypatch.setattr(scenarios, "MseLoss", DivergedLoss)
     record = run("direct")
     assert record.steps == []
-    assert record.error is not None and record.error.type == "NonFiniteLossError" and record.error.step == 0
-    assert "step 0: the loss is inf: training diverged" in record.error.message
+    assert record.error is not None
+    assert (record.error.type, record.error.step) == ("NonFiniteLossError", 0)
+    assert f"step 0: the loss is {value}: training diverged" in record.error.message

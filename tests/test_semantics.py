@@ -16,13 +16,14 @@ from mlx_autodiff import (
     GradientsParams,
     LinearConfig,
     MissingRootStepError,
-    Module,
     Requirement,
     SgdConfig,
     TapeConsumedError,
     Tensor,
     accelerator_backend,
 )
+from mlx_autodiff.scenarios import initialized
+from mlx_autodiff.tensor import OPS
 
 FLEX = Device.flex()
 METAL = Device.metal()
@@ -32,14 +33,6 @@ METAL_AD = METAL.autodiff()
 
 def grad_leaf(values: object, device: Device = FLEX_AD) -> Tensor:
     return Tensor.from_data(values, device).require_grad()
-
-
-def initialized(device: Device, d_input: int = 4, d_output: int = 1) -> Module:
-    """A Linear whose parameters were read once, as loading or printing a model does."""
-    model = LinearConfig(d_input, d_output).init(device)
-    model.weight.val()
-    model.bias.val()
-    return model
 
 
 def as_numpy(tensor: Tensor) -> np.ndarray:
@@ -114,37 +107,23 @@ def test_node_ids_increase_in_creation_order() -> None:
 
 
 def test_require_grad_keeps_the_id_and_everything_else_takes_a_new_one() -> None:
-    w = grad_leaf([[1.0, 2.0], [3.0, 4.0]])
+    """Rule 1: every op of the registry (`tensor.OPS`), and every way to make a leaf, takes a new id."""
+    w = grad_leaf([[1.0, 2.0], [3.0, 4.0]])  # positive, square: every op applies to it
     seen = [w.node.id]
     made = {
         "detach": w.detach(),
         "set_require_grad(False)": w.set_require_grad(False),
         "from_inner": Tensor.from_inner(w.inner()),
-        "to_device": w.to_device(METAL_AD),
-        "to_device (same device)": w.to_device(FLEX_AD),
-        "add": w.add(w),
-        "add_scalar": w.add(1.0),
-        "sub": w.sub(w),
-        "mul": w.mul(w),
-        "div": w.div(w),
-        "neg": w.neg(),
-        "powf_scalar": w.powf_scalar(2.0),
-        "square": w.square(),
-        "exp": w.exp(),
-        "log": w.log(),
-        "relu": w.relu(),
-        "matmul": w.matmul(w),
-        "sum": w.sum(),
-        "mean": w.mean(),
-        "sum_dim": w.sum_dim(0),
-        "mean_dim": w.mean_dim(1),
-        "reshape": w.reshape([4]),
-        "transpose": w.transpose(),
+        "to_device (another device)": w.to_device(METAL_AD),
+        **{spec.name: spec(*[w] * spec.arity) for spec in OPS},
         "untracked op": Tensor.from_data([1.0], FLEX_AD).exp(),
     }
     for what, tensor in made.items():
         assert tensor.node.id > max(seen), f"{what} did not allocate a new, larger id"
         seen.append(tensor.node.id)
+    for spec in OPS:
+        assert made[spec.name].node.op == spec.name, f"{spec.method} records {made[spec.name].node.op!r}"
+        assert made[spec.name].node.parents == (w.node,) * spec.arity, f"{spec.name}'s parents"
     untracked = Tensor.from_data([1.0], FLEX_AD)
     assert untracked.require_grad().node.id == untracked.node.id
 

@@ -1,8 +1,9 @@
 """The article's seven ways to put a Linear(4, 1) on the accelerator, and what each one does.
 
-The recipes are written here, independently of `mlx_autodiff.scenarios`, so a
-mistake there cannot hide a mistake in the engine. The expected outcomes are the
-article's (Burn 0.22.1's printed output), not this engine's.
+The recipes are written here, independently of `mlx_autodiff.scenarios` (only
+its `initialized`, the article's helper, is shared), so a mistake there cannot
+hide a mistake in the engine. The expected outcomes are the article's table
+(tests/article.py: Burn 0.22.1's printed output), not this engine's.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
+from article import ARTICLE
 
 from mlx_autodiff import (
     AdamConfig,
@@ -30,17 +32,10 @@ from mlx_autodiff import (
     Tensor,
     UntrackedBackwardError,
 )
+from mlx_autodiff.scenarios import initialized
 
 FLEX = Device.flex()
 METAL = Device.metal().autodiff()
-
-
-def initialized(device: Device) -> Module:
-    """Built on `device` and read once, as loading, printing or one inference would."""
-    model = LinearConfig(4, 1).init(device)
-    model.weight.val()
-    model.bias.val()
-    return model
 
 
 RECIPES: dict[str, Callable[[], Module]] = {
@@ -51,26 +46,6 @@ RECIPES: dict[str, Callable[[], Module]] = {
     "ad-fork": lambda: initialized(FLEX.autodiff()).fork(METAL),
     "plain-fork": lambda: initialized(FLEX).fork(METAL),
     "plain-to_device-train": lambda: initialized(FLEX).to_device(METAL).train(),
-}
-
-
-@dataclass(frozen=True)
-class Expected:
-    require_grad: bool
-    grads: list[int]
-    error: type[Exception] | None = None
-    error_step: int | None = None
-
-
-# The article's printed lines: require_grad before training, then `loss(len(grads))` per step.
-EXPECTED = {
-    "direct": Expected(True, [2] * 5),
-    "ad-to_device": Expected(False, [0], TapeConsumedError, 1),
-    "plain-to_device": Expected(False, [], UntrackedBackwardError, 0),
-    "lazy-to_device": Expected(True, [2] * 5),
-    "ad-fork": Expected(True, [2] * 5),
-    "plain-fork": Expected(False, [], UntrackedBackwardError, 0),
-    "plain-to_device-train": Expected(True, [2] * 5),
 }
 
 
@@ -109,11 +84,15 @@ def train(name: str, steps: int = 5) -> Run:
     return run
 
 
+def test_the_recipes_are_the_articles_seven() -> None:
+    assert list(RECIPES) == list(ARTICLE)
+
+
 @pytest.mark.parametrize("name", list(RECIPES))
 def test_each_method_has_the_articles_outcome(name: str) -> None:
-    expected, run = EXPECTED[name], train(name)
+    expected, run = ARTICLE[name], train(name)
     assert run.require_grad is expected.require_grad
-    assert run.grads == expected.grads
+    assert run.grads == list(expected.grads)
     assert all(math.isfinite(loss) for loss in run.losses)
     if expected.error is None:
         assert run.error is None, f"{name} should train, got {run.error!r}"
@@ -166,9 +145,9 @@ def test_each_method_in_a_fresh_process(name: str) -> None:
     )
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
-    expected = EXPECTED[name]
+    expected = ARTICLE[name]
     assert result["require_grad"] is expected.require_grad
-    assert result["grads"] == expected.grads
+    assert result["grads"] == list(expected.grads)
     assert result["error"] == (expected.error.__name__ if expected.error else None)
     assert result["error_step"] == expected.error_step
     if name == "ad-to_device":

@@ -1,10 +1,14 @@
 """Build the book strictly, re-executing chapters when the engine changed.
 
 myst-nb's execution cache (jupyter-cache) keys a chapter on its own code cells
-only (MyST-NB issue #299), so a change to `mlx_autodiff` would leave stale
-outputs in the book. This script keys the whole cache on a hash of the engine's
-sources and the requirements: when that hash changes, the cache is cleared and
-every chapter runs again; when nothing changed, the build reuses it.
+only, so a change to `mlx_autodiff` would leave stale outputs in the book
+(https://github.com/executablebooks/MyST-NB/issues/299, open; written for
+myst-nb 1.4.0 and jupyter-cache 1.0.1, pinned in requirements.txt). This script
+keys the whole cache on a hash of the engine's sources and the requirements:
+when that hash changes, the cache is cleared and every chapter runs again; when
+nothing changed, the build reuses it. tests/test_upstream.py fails when
+myst-nb grows an execution option (one may be the dependency list #299 asks
+for) or jupyter-cache stops matching a notebook by its code alone.
 
 Every page is re-read on every build (`--all`): Sphinx warns only about pages it
 reads, so an incremental build would pass `-W` while an unchanged page still
@@ -31,8 +35,13 @@ from myst_nb.core.read import read_myst_markdown_notebook
 
 ROOT = Path(__file__).resolve().parent.parent
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
-# myst-nb logs `<source path>: WARNING: Executing notebook failed: <kind>`, then the
-# traceback, ending with the warning's subtype `[mystnb.exec]` (myst_nb/core/execute/cache.py).
+# myst-nb 1.4.0 logs `<source path>: WARNING: Executing notebook failed: <kind>`, then the
+# traceback, ending with the warning's subtype `[mystnb.exec]`, and with
+# nb_execution_raise_on_error it raises before saving the traceback in reports/
+# (https://github.com/executablebooks/MyST-NB/blob/v1.4.0/myst_nb/core/execute/cache.py#L84-L90;
+# the same early raise as https://github.com/executablebooks/MyST-NB/issues/616 in direct
+# mode), so the log is the only place that names the failing cell. tests/test_upstream.py
+# fails when myst-nb changes either.
 LOGGED_FAILURE = re.compile(
     r"^(?P<path>\S[^\n]*?): WARNING: Executing notebook failed: \w+\n(?P<tb>.*?)\[mystnb\.exec\]",
     re.MULTILINE | re.DOTALL,

@@ -2,14 +2,23 @@
 
 Two gaps in the toolchain, closed where the notebooks are written:
 
-- myst-nb 1.4 writes `_build/jupyter_execute/<page>.ipynb` wrongly in two
-  ways: on a cache hit without any outputs (myst_nb/sphinx_.py writes the
-  parsed notebook; myst_nb/core/execute/cache.py merged the outputs into a
-  copy), and after executing with `nb_merge_streams` with a cell's printed text
-  twice (myst_nb/core/utils.py `coalesce_streams` grows the first stream in
-  place and the notebook keeps the second). The execution cache holds each
-  notebook exactly as the kernel produced it, so its outputs are merged back
-  here, for the tests that read executed outputs and for readers who download.
+- myst-nb 1.4.0 (pinned below 1.5 in requirements.txt) writes
+  `_build/jupyter_execute/<page>.ipynb` wrongly in two ways. On a cache hit
+  the notebook has no outputs: sphinx_.py writes the parsed notebook
+  (https://github.com/executablebooks/MyST-NB/blob/v1.4.0/myst_nb/sphinx_.py#L182-L184)
+  while core/execute/cache.py merged the cached outputs into a copy
+  (https://github.com/executablebooks/MyST-NB/blob/v1.4.0/myst_nb/core/execute/cache.py#L37).
+  After executing with `nb_merge_streams`, a cell's printed text is there
+  twice: `coalesce_streams` grows the first stream in place and the notebook
+  keeps the second
+  (https://github.com/executablebooks/MyST-NB/blob/v1.4.0/myst_nb/core/utils.py#L31;
+  render.py#L275 has "TODO should this be saved on the output notebook").
+  No upstream issue was found for either (MyST-NB's tracker searched in
+  2026-12). The execution cache holds each notebook exactly as the kernel
+  produced it, so its outputs are merged back here, for the tests that read
+  executed outputs and for readers who download.
+  tests/test_upstream.py fails once myst-nb writes either notebook right: then
+  `restore_cached_outputs` can go.
 - sphinx-book-theme offers a MyST notebook's `.ipynb` only when a launch
   service (Binder, JupyterHub, Colab) is configured, and this book is read
   offline. The completed notebook is copied next to the page's sources and the

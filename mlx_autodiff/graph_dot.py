@@ -1,0 +1,420 @@
+"""DOT text for a laid-out graph: styles, labels, tooltips, clusters, edges, the error note, the legend.
+
+What a reader should see:
+
+- the three kinds of node (Burn: crates/burn-autodiff/src/graph/requirement.rs):
+  GRAD leaves (green boxes), op outputs that are GRAD_IN_BACKWARD (blue, named by
+  their op; `to_device` in bold orange), untracked tensors (grey, dashed);
+- each device as a box of its own, so a `to_device` edge crosses between them,
+  and inside it each submodule (`fc1`, `layers.0`) as a smaller box around its
+  parameters;
+- after backward: which steps were consumed, where gradients landed, which
+  parameters got none; at a failure, the node backward stopped at.
+
+Every graph carries its legend. Colours come from `palette`; everything is
+written in creation order, so the same graph always gives the same text.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from collections import Counter
+from collections.abc import Iterable
+
+from . import palette
+from .device import Device
+from .graph_data import Box, Kind, Marks
+from .graph_layout import Drawn, Fold, Layout, boxes_of, submodule_key
+from .node import Node, node_name
+from .render import FONT, Html, attributes, html
+
+Attributes = dict[str, str | int | float]
+
+STYLES: dict[Kind, dict[str, str]] = {
+    "leaf": {
+        "shape": "box",
+        "style": "filled",
+        "fillcolor": palette.LEAF_FILL,
+        "color": palette.LEAF,
+        "penwidth": "1.5",
+    },
+    "op": {"shape": "box", "style": "rounded,filled", "fillcolor": palette.OP_FILL, "color": palette.OP},
+    "to_device": {
+        "shape": "box",
+        "style": "rounded,filled,bold",
+        "fillcolor": palette.MOVED_FILL,
+        "color": palette.MOVED,
+        "penwidth": "2.5",
+    },
+    "untracked": {
+        "shape": "box",
+        "style": "dashed,filled",
+        "fillcolor": palette.UNTRACKED_FILL,
+        "color": palette.UNTRACKED,
+        "fontcolor": palette.UNTRACKED_TEXT,
+    },
+    "plain": {
+        "shape": "box",
+        "style": "dashed",
+        "color": palette.UNTRACKED,
+        "fontcolor": palette.UNTRACKED_TEXT,
+    },
+}
+"""Each kind of box: shape, style, fill and border."""
+
+CONSUMED_FILL: dict[Kind, str] = {
+    "op": palette.CONSUMED_OP_FILL,
+    "to_device": palette.CONSUMED_MOVED_FILL,
+    "untracked": palette.CONSUMED_UNTRACKED_FILL,
+}
+"""A kind's faded fill once a backward pass consumed the node's step (a leaf's never is)."""
+
+
+def dot_text(title: str, layout: Layout, marks: Marks) -> str:
+    """The whole drawing: devices as clusters, boxes, edges, a summary of what was cut, note, legend."""
+    lines = [
+        "digraph autodiff {",
+        "  graph " + attributes(_graph_attributes(title, marks)) + ";",
+        "  node " + attributes({"fontname": FONT, "fontsize": 11, "margin": "0.14,0.06"}) + ";",
+        "  edge " + attributes({"color": palette.EDGE, "arrowsize": 0.7}) + ";",
+    ]
+    items = layout.items
+    for device in _devices(items):
+        members = [item for item in items if item.device is not None and item.device.kind == device.kind]
+        lines.append(f"  subgraph cluster_{device.kind} {{")
+        lines.append("    graph " + attributes(_cluster_attributes(device)) + ";")
+        lines += _cluster_body(device.kind, members, marks)
+        lines.append("  }")
+    lines += [_statement(item, marks, "  ") for item in items if item.device is None]
+    kept_keys = layout.kept_keys
+    lines += _edges(items, layout.parents, kept_keys)
+    if layout.hidden:
+        lines += _summary(layout.hidden, layout.parents, kept_keys)
+    if marks.error is not None and marks.note_on in kept_keys:
+        lines += _note(marks)
+    lines += _legend(items, marks)
+    lines.append("}")
+    return "\n".join(lines) + "\n"
+
+
+# ----- devices and submodules ------------------------------------------------------------
+
+
+def _devices(items: list[Drawn]) -> list[Device]:
+    """One device per kind drawn, flex first: the first box's, which its cluster's label describes."""
+    first = {item.device.kind: item.device for item in reversed(items) if item.device is not None}
+    return [first[kind] for kind in ("flex", "metal") if kind in first]
+
+
+def _cluster_body(kind: str, members: list[Drawn], marks: Marks) -> list[str]:
+    """A device's boxes; each submodule's parameters in a box of their own, in first-seen order.
+
+    A folded submodule's ops stay beside that box, not in it: the next layer's
+    box would otherwise share a rank with it, and the layers would step sideways.
+    """
+    lines = [_statement(item, marks, "    ") for item in members if not _held_by(item)]
+    for submodule in dict.fromkeys(_held_by(item) for item in members if _held_by(item)):
+        lines.append(f"    subgraph cluster_{kind}_{submodule_key(submodule)} {{")
+        lines.append("      graph " + attributes(_submodule_attributes(submodule)) + ";")
+        lines += [_statement(item, marks, "      ") for item in members if _held_by(item) == submodule]
+        lines.append("    }")
+    return lines
+
+
+def _held_by(item: Drawn) -> str | None:
+    """The submodule whose parameter a box holds."""
+    return item.submodule if isinstance(item, Box) else None
+
+
+def _statement(item: Drawn, marks: Marks, indent: str) -> str:
+    attrs = _box_attributes(item, marks) if isinstance(item, Box) else _fold_attributes(item)
+    return f"{indent}{item.key} " + attributes(attrs) + ";"
+
+
+def _graph_attributes(title: str, marks: Marks) -> Attributes:
+    label = f"<b>{html(title)}</b>"
+    if marks.error is not None and marks.note_on is None:
+        label += f'<br/><font color="{palette.FAILED}">{_wrapped(_first_words(marks.error), "<br/>")}</font>'
+    return {
+        "label": Html(label),
+        "labelloc": "t",
+        "fontname": FONT,
+        "fontsize": 16,
+        "rankdir": "TB",
+        "nodesep": 0.3,
+        "ranksep": 0.35,
+        "tooltip": title,
+    }
+
+
+def _cluster_attributes(device: Device) -> Attributes:
+    if device.kind == "flex":
+        where = "CPU"
+    else:
+        where = "CPU stand-in" if device.is_stand_in else "GPU"
+    return {
+        "label": f"{device.kind} ({where})",
+        "style": "rounded,filled",
+        "fillcolor": palette.FLEX_FILL if device.kind == "flex" else palette.METAL_FILL,
+        "color": palette.DEVICE_BORDER,
+        "fontname": FONT,
+        "fontsize": 13,
+        "fontcolor": palette.CLUSTER_TEXT,
+        "labeljust": "l",
+        "tooltip": device.describe(),
+    }
+
+
+def _submodule_attributes(submodule: str) -> Attributes:
+    return {
+        "label": submodule,
+        "style": "rounded,filled",
+        "fillcolor": palette.NO_FILL,
+        "color": palette.SUBMODULE_BORDER,
+        "fontname": FONT,
+        "fontsize": 11,
+        "fontcolor": palette.CLUSTER_TEXT,
+        "labeljust": "l",
+        "tooltip": f"the parameters of submodule {submodule}",
+    }
+
+
+# ----- boxes -----------------------------------------------------------------------------
+
+
+def _fold_attributes(fold: Fold) -> Attributes:
+    """A submodule's ops as one box: how many, which, and whether backward consumed them."""
+    attrs: Attributes = dict(STYLES["op"]) | {"shape": "box3d"}
+    count = len(fold.members)
+    which = _wrapped(textwrap.wrap(_op_counts(fold.members), 40), "<br/>")
+    lines = [
+        f"<b>{html(fold.submodule)}: {count} op{'s' if count > 1 else ''}, collapsed</b>",
+        f'<font point-size="9" color="{palette.DETAIL_TEXT}">{which}</font>',
+    ]
+    if all(box.consumed for box in fold.members):
+        attrs["style"] += ",dashed"
+        attrs["fillcolor"] = CONSUMED_FILL["op"]
+        attrs["fontcolor"] = palette.CONSUMED
+        last = max(box.node.consumed_in or 0 for box in fold.members if box.node is not None)
+        lines.append(
+            f'<font point-size="10" color="{palette.CONSUMED}"><i>consumed in backward #{last}</i></font>'
+        )
+    attrs["label"] = Html("<br/>".join(lines))
+    ids = ", ".join(node_name(box.node.id) for box in fold.members if box.node is not None)
+    attrs["tooltip"] = (
+        f"{fold.submodule}: {count} op nodes computed from its parameters, drawn as one box "
+        f"because the whole graph is too big to lay out\nops: {_op_counts(fold.members)}\nnodes: {ids}"
+    )
+    return attrs
+
+
+def _op_counts(boxes: Iterable[Box]) -> str:
+    ops = Counter(box.node.op if box.node is not None else "plain" for box in boxes)
+    return ", ".join(f"{op} x{n}" for op, n in sorted(ops.items()))
+
+
+def _box_attributes(box: Box, marks: Marks) -> Attributes:
+    kind = box.kind
+    attrs: Attributes = dict(STYLES[kind])
+    node = box.node
+    title, sub = _headline(box, kind)
+    extra: list[tuple[str, str]] = []
+    if box.consumed:
+        assert node is not None
+        attrs["style"] += ",dashed"
+        attrs["fillcolor"] = CONSUMED_FILL[kind]
+        attrs["fontcolor"] = palette.CONSUMED
+        extra.append((palette.CONSUMED, f"<i>consumed in backward #{node.consumed_in}</i>"))
+    if marks.landed(node):
+        assert node is not None and marks.grads is not None
+        attrs["peripheries"] = 2
+        extra.append((palette.GRADIENT_LANDED, f"<b>&#8711; on {marks.grads.device_of(node.id).name}</b>"))
+        if marks.params is not None and node.is_leaf and node.id not in marks.params:
+            extra.append((palette.UNCLAIMED_GRADIENT, "no parameter holds it"))
+    elif marks.grads is not None and node is not None and node.id in (marks.params or ()):
+        extra.append((palette.NO_GRADIENT, "<b>no gradient</b>"))
+    if node is not None and node.id == marks.failed:
+        attrs["color"] = palette.FAILED
+        attrs["penwidth"] = 3.5
+        extra.append((palette.FAILED, "<b>backward failed here</b>"))
+    lines = [
+        f"<b>{html(title)}</b>",
+        f'<font point-size="9" color="{palette.DETAIL_TEXT}">{html(sub)}</font>',
+    ]
+    lines += [f'<font point-size="10" color="{color}">{text}</font>' for color, text in extra]
+    attrs["label"] = Html("<br/>".join(lines))
+    attrs["tooltip"] = _tooltip(box, marks)
+    return attrs
+
+
+def _headline(box: Box, kind: Kind) -> tuple[str, str]:
+    """The bold first line and the grey second line of a box."""
+    node = box.node
+    shape = str(list(box.shape))
+    names = ", ".join(box.names)
+    if node is None:
+        return names, f"plain tensor {shape}"
+    label = names or node.label or ""
+    if kind in ("leaf", "untracked") and node.is_leaf:
+        origin = "" if node.op == "leaf" else f" · by {node.op}"  # detach: a leaf fork made
+        return label or node.op, f"{node_name(node.id)} · {shape}{origin}"
+    title = node.op
+    if node.is_move and node.detail:
+        title += f" ({node.detail.replace('.autodiff', '')})"
+    sub = f"{node_name(node.id)} · {shape}"
+    return title, f"{label} · {sub}" if label else sub
+
+
+def _tooltip(box: Box, marks: Marks) -> str:
+    node = box.node
+    lines = []
+    if node is None:
+        lines.append(f"{', '.join(box.names)}: a plain tensor, no node (nothing is recorded)")
+    else:
+        lines.append(f"{node_name(node.id)}: {node.op} ({node.requirement.value})")
+        if node.label:
+            lines.append(f"parameter: {node.label}")
+        if node.detail:
+            lines.append(f"moved: {node.detail}")
+        if node.untracked_inputs:
+            lines.append(f"untracked inputs: {node.untracked_inputs}")
+    lines.append(f"device: {box.device.name}")
+    lines.append(f"shape: {list(box.shape)}")
+    if node is not None:
+        lines.append(f"step: {_step_words(node)}")
+    if box.values:
+        lines.append(f"values: {box.values}")
+    if node is not None and marks.landed(node):
+        lines.append(f"gradient: {marks.gradient_values(node)}")
+    return "\n".join(lines)
+
+
+def _step_words(node: Node) -> str:
+    if node.step is not None:
+        return "on the tape"
+    if node.consumed_in is None:
+        return "none (an untracked leaf)"
+    if node.is_leaf:
+        return f"consumed in backward #{node.consumed_in} (harmless: a leaf keeps its gradient)"
+    return f"consumed in backward #{node.consumed_in}"
+
+
+# ----- edges, the summary of a cut, the error note -----------------------------------------
+
+
+def _edges(items: list[Drawn], parents: dict[str, list[str]], kept_keys: set[str]) -> list[str]:
+    lines = []
+    for item in items:
+        for up in parents[item.key]:
+            if up not in kept_keys:
+                continue
+            attrs: Attributes = {}
+            if isinstance(item, Box) and item.node is not None and item.node.is_move:
+                attrs = {"color": palette.MOVED, "penwidth": 2.5}
+            if _all_consumed(item):
+                attrs["style"] = "dashed"
+            lines.append(f"  {up} -> {item.key}" + (" " + attributes(attrs) if attrs else "") + ";")
+    return lines
+
+
+def _all_consumed(item: Drawn) -> bool:
+    return all(box.consumed for box in boxes_of(item))
+
+
+def _summary(hidden: list[Drawn], parents: dict[str, list[str]], kept_keys: set[str]) -> list[str]:
+    """One box standing for every node left out, wired to the kept nodes it touches."""
+    boxes = [box for item in hidden for box in boxes_of(item)]
+    label = f"... {len(boxes)} more nodes\n" + "\n".join(textwrap.wrap(_op_counts(boxes), 40))
+    summary = {"shape": "box", "style": "dashed", "color": palette.CONSUMED, "label": label}
+    lines = ["  more " + attributes(summary) + ";"]
+    hidden_keys = {item.key for item in hidden}
+    into = {key for key in kept_keys if any(up in hidden_keys for up in parents[key])}
+    out_of = {up for key in hidden_keys for up in parents[key] if up in kept_keys}
+    lines += [f"  more -> {key} [style=dashed];" for key in sorted(into, key=_key_order)]
+    lines += [f"  {key} -> more [style=dashed];" for key in sorted(out_of, key=_key_order)]
+    return lines
+
+
+def _key_order(key: str) -> tuple[int, str]:
+    return (int(key[1:]), "") if key[:1] == "n" and key[1:].isdigit() else (1 << 62, key)
+
+
+def _first_words(error: BaseException) -> list[str]:
+    """The error's type and first sentence, one clause a line, so the words stay searchable."""
+    text = str(error).strip()
+    sentence = text.splitlines()[0].split(". ")[0].split("; ")[0].rstrip(".") if text else ""
+    lines = [f"{type(error).__name__}:"]
+    clauses = sentence.split(": ")
+    for clause in [c + ":" for c in clauses[:-1]] + clauses[-1:]:
+        lines += textwrap.wrap(clause, 52)
+    return lines
+
+
+def _wrapped(lines: list[str], newline: str) -> str:
+    return newline.join(html(line) for line in lines)
+
+
+def _note(marks: Marks) -> list[str]:
+    assert marks.error is not None
+    attrs = {
+        "shape": "note",
+        "style": "filled",
+        "fillcolor": palette.ERROR_NOTE_FILL,
+        "color": palette.FAILED,
+        "fontcolor": palette.ERROR_NOTE_TEXT,
+        "fontsize": 10,
+        "label": Html(_wrapped(_first_words(marks.error), '<br align="left"/>') + '<br align="left"/>'),
+        "tooltip": str(marks.error),
+    }
+    edge = {"style": "dashed", "color": palette.FAILED, "arrowhead": "none"}
+    return ["  error " + attributes(attrs) + ";", f"  error -> {marks.note_on} " + attributes(edge) + ";"]
+
+
+# ----- the legend ------------------------------------------------------------------------
+
+
+def _legend(items: list[Drawn], marks: Marks) -> list[str]:
+    """The key, in every graph: each colour and shape, plus the markings this graph uses."""
+    kinds: list[tuple[Kind, str]] = [
+        ("leaf", "leaf parameter (Grad): keeps its gradient"),
+        ("op", "op output (GradInBackward), named by its op"),
+        ("to_device", "to_device output: an op, not a leaf"),
+        ("untracked", "untracked (None): no gradient flows"),
+    ]
+    kept = [item for item in items if isinstance(item, Box)]
+    if any(box.node is None for box in kept):
+        kinds.append(("plain", "plain tensor: nothing recorded"))
+    rows = []
+    for kind, words in kinds:
+        style = STYLES[kind]
+        fill = style.get("fillcolor", palette.NO_FILL)
+        rows.append(_legend_row(f'<td bgcolor="{fill}" color="{style["color"]}"> </td>', words))
+    if any(_all_consumed(item) for item in items):
+        rows.append(
+            _legend_row(_swatch("dashed outline", palette.CONSUMED), "step consumed by a backward pass")
+        )
+    if len(kept) < len(items):
+        rows.append(_legend_row(_swatch("fc: n ops", STYLES["op"]["color"]), "a submodule's ops, collapsed"))
+    if marks.grads is not None:
+        rows.append(
+            _legend_row(
+                _swatch("&#8711; on", palette.GRADIENT_LANDED), "gradient landed here (double border)"
+            )
+        )
+        rows.append(_legend_row(_swatch("no gradient", palette.NO_GRADIENT), "parameter got no gradient"))
+    if marks.failed is not None:
+        rows.append(_legend_row(_swatch("red border", palette.FAILED), "node where backward stopped"))
+    table = (
+        f'<table border="0" cellborder="1" cellspacing="2" cellpadding="3" color="{palette.LEGEND_BORDER}">'
+        '<tr><td colspan="2" border="0"><b>Legend</b></td></tr>' + "".join(rows) + "</table>"
+    )
+    attrs = {"shape": "plaintext", "fontsize": 9, "label": Html(table), "tooltip": "What the colours mean"}
+    return ["  legend " + attributes(attrs) + ";"]
+
+
+def _legend_row(swatch: str, words: str) -> str:
+    return f'<tr>{swatch}<td align="left" border="0">{html(words)}</td></tr>'
+
+
+def _swatch(text: str, color: str) -> str:
+    return f'<td border="0"><font color="{color}">{text}</font></td>'
