@@ -75,7 +75,7 @@ def test_every_relocation_reaches_the_parameters_in_the_container_and_keeps_its_
     assert type(moved.layers) is type(model.layers) and moved.head is None
     assert [name for name, _ in moved.named_params()] == NAMES
     assert [p.id for p in moved.params()] == [p.id for p in model.params()], "ParamIds are kept"
-    for (name, before), after in zip(model.named_params(), moved.params()):
+    for (name, before), after in zip(model.named_params(), moved.params(), strict=True):
         tensor = after.val()
         if move == "to_device":
             assert tensor.node.op == "to_device" and tensor.node.parents[0] is before.val().node, name
@@ -122,7 +122,7 @@ def test_a_record_loads_into_the_parameters_in_a_container_by_dotted_name(kind: 
     model = Stack(FLEX_AD, CONTAINERS[kind])
     record = {name: mx.full(param.shape, float(i)) for i, (name, param) in enumerate(model.named_params())}
     loaded = model.load_record(record)
-    for i, (name, param) in enumerate(loaded.named_params()):
+    for name, param in loaded.named_params():
         assert mx.array_equal(param.val().array, record[name]).item(), name
         assert param.is_require_grad() and param.val().node.label == name
     assert not any(p.is_initialized() for p in model.params()), "the source model stays lazy"
@@ -149,7 +149,7 @@ def test_map_params_does_not_rename_or_change_the_parameters_it_is_given() -> No
     assert outer.layers[0] is inner and mapped.layers is not outer.layers
     assert [p.id for p in mapped.params()] == [p.id for p in outer.params()]
     mapped.params()[0].val()
-    assert outer.params()[0].is_initialized(), "the renamed parameter is the same one: it shares the lazy cell"
+    assert outer.params()[0].is_initialized(), "the renamed parameter shares the lazy cell"
 
 
 def test_the_untracked_backward_message_names_the_python_call_and_that_call_works() -> None:
