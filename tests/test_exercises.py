@@ -33,6 +33,7 @@ from mlx_autodiff.exercises import (
     stub_message,
 )
 from mlx_autodiff.workbook.grade import Execution, grade
+from wrong_answers import RIGHT, WRONG, Answer
 
 FIXTURE_BOOK = Path(__file__).resolve().parent / "fixtures" / "exercise-book"
 LABELS = ["ex-90-requirements", "ex-90-fork-fix"]
@@ -344,8 +345,45 @@ def test_every_book_exercise_has_a_solution_and_a_check_and_forks_without_its_an
         assert source.cells[index].source in forked, "the fork lost a check"
 
 
+def answered_fork(chapter: str) -> nbformat.NotebookNode:
+    """The chapter's fork with its stubs, and after each exercise's checks one more try per answer.
+
+    Each answer in WRONG and RIGHT becomes a solution cell labelled
+    `<label>~wrong-<n>` (or `~right-<n>`) followed by copies of the exercise's
+    check cells, so one fresh kernel grades the stubs and every answer.
+    """
+    nb = forked_notebook(resolve(chapter, ROOT))
+    cells = []
+    for index, cell in enumerate(nb.cells):
+        cells.append(cell)
+        label = cell.metadata.get("exercise")
+        following = nb.cells[index + 1].metadata.get("exercise") if index + 1 < len(nb.cells) else None
+        if label is None or "check" not in cell.metadata.get("tags", []) or following == label:
+            continue
+        checks = [c for c in nb.cells if c.metadata.get("exercise") == label and "check" in c.metadata.tags]
+        for kind, table in (("wrong", WRONG), ("right", RIGHT)):
+            for number, answer in enumerate(table.get(label, [])):
+                tried = f"{label}~{kind}-{number}"
+                cells += [nbformat.v4.new_code_cell(c.source) for c in set_up_cells(nb, label)]
+                cells.append(nbformat.v4.new_code_cell(answer.source, metadata={"tags": ["solution"], "exercise": tried}))
+                cells += [
+                    nbformat.v4.new_code_cell(c.source, metadata={"tags": ["check"], "exercise": tried}) for c in checks
+                ]
+    for number, cell in enumerate(cells):
+        cell.id = f"cell-{number}"
+    nb.cells = cells
+    return nb
+
+
+def set_up_cells(nb: nbformat.NotebookNode, label: str) -> list[nbformat.NotebookNode]:
+    """The code cells between an exercise's text and its stub: what each try must run afresh."""
+    start = next(i for i, c in enumerate(nb.cells) if c.cell_type == "markdown" and f"**Exercise `{label}`" in c.source)
+    stub = stub_index(nb, label)
+    return [c for c in nb.cells[start:stub] if c.cell_type == "code"]
+
+
 class BookRuns:
-    """Each chapter's own solutions, and its fork, executed once per session on demand."""
+    """Each chapter's own solutions, and its answered fork, executed once per session on demand."""
 
     def __init__(self) -> None:
         self._reports: dict[tuple[str, str], object] = {}
@@ -354,7 +392,7 @@ class BookRuns:
         key = (name, variant)
         if key not in self._reports:
             chapter = resolve(name, ROOT)
-            nb = chapter.read() if variant == "solutions" else forked_notebook(chapter)
+            nb = chapter.read() if variant == "solutions" else answered_fork(name)
             # The fork runs from book/ too: exercises/ is at the same depth, so relative paths agree.
             self._reports[key] = check(nb, f"{name} ({variant})", chapter.path.parent, timeout=600)
         return self._reports[key]
@@ -376,6 +414,38 @@ def test_every_book_exercise_passes_with_its_solution_and_fails_as_a_stub(
     assert solved[exercise.label] == (True, ""), f"the chapter's own solution fails: {solved[exercise.label]}"
     stubbed = verdicts(book_runs.report(chapter, "fork"))
     assert stubbed[exercise.label] == (False, "not done yet")
+
+
+def test_every_book_exercise_has_a_wrong_answer_and_every_answer_a_real_exercise() -> None:
+    labels = {ex.label for ex in book_exercises(ROOT)}
+    assert sorted(labels - set(WRONG)) == [], "each exercise needs at least one wrong answer in tests/wrong_answers.py"
+    assert sorted((set(WRONG) | set(RIGHT)) - labels) == [], "an answer for an exercise the book no longer has"
+    assert all(answer.why and answer.says for answers in WRONG.values() for answer in answers)
+
+
+def _answer_params(table: dict[str, list[Answer]], kind: str) -> list[object]:
+    chapter_of = {ex.label: ex.chapter for ex in book_exercises(ROOT)}
+    return [
+        pytest.param(chapter_of.get(label), f"{label}~{kind}-{number}", answer, id=f"{label}~{kind}-{number}")
+        for label, answers in table.items()
+        for number, answer in enumerate(answers)
+    ]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("chapter", "tried", "answer"), _answer_params(WRONG, "wrong"))
+def test_every_wrong_answer_fails_and_the_reason_points_at_the_mistake(
+    chapter: str, tried: str, answer: Answer, book_runs: BookRuns
+) -> None:
+    passed, reason = verdicts(book_runs.report(chapter, "fork"))[tried]
+    assert not passed, f"a wrong answer passed ({answer.why}):\n{answer.source}"
+    assert answer.says in reason, f"it failed, but the reason does not point at the mistake ({answer.why}): {reason}"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("chapter", "tried", "answer"), _answer_params(RIGHT, "right"))
+def test_right_answers_in_other_words_pass(chapter: str, tried: str, answer: Answer, book_runs: BookRuns) -> None:
+    assert verdicts(book_runs.report(chapter, "fork"))[tried] == (True, ""), answer.why
 
 
 def test_the_real_book_toc_is_readable() -> None:
