@@ -418,9 +418,176 @@ WRONG: dict[str, list[Answer]] = {
             "frozen with no_grad(): expected 'node', got 'plain'",
         ),
     ],
+    "ex-10-plain-fork": [
+        Answer(
+            "model = plain_model.fork(metal)\n",
+            "the failing plain-fork itself: the parameters stay plain",
+            "weight is still a plain tensor",
+        ),
+        Answer(
+            "model = plain_model.train()\n",
+            "trainable, but left on flex",
+            "weight must be on metal, found flex.autodiff",
+        ),
+        Answer(
+            "model = initialized(metal)\n",
+            "a new trainable model on metal, with new weights instead of plain_model's",
+            "keep plain_model's weights",
+        ),
+    ],
+    "ex-10-relocate": [
+        Answer(
+            "def relocate(model, device):\n    return model.fork(device)\n",
+            "fork is right for autodiff models only: a plain model stays plain",
+            "plain: the relocated model does not train: UntrackedBackwardError",
+        ),
+        Answer(
+            "def relocate(model, device):\n"
+            "    plain = any(p.val().node is None for p in model.params())\n"
+            "    return model.to_device(device).train() if plain else model.fork(device)\n",
+            "reads every parameter to find out, which builds a lazy one where it is",
+            "autodiff, lazy: relocate read a lazy parameter",
+        ),
+        Answer(
+            "def relocate(model, device):\n    return model.to_device(device).train()\n",
+            "train() is for plain models only: on an autodiff one it raises",
+            "autodiff, read: relocate raised AlreadyAutodiffError",
+        ),
+        Answer(
+            "def relocate(model, device):\n"
+            "    plain = any(p.is_initialized() and p.val().node is None for p in model.params())\n"
+            "    return model.to_device(metal).train() if plain else model.fork(metal)\n",
+            "always moves to metal, whatever device it is given",
+            "relocate must put the model on the device it is given",
+        ),
+    ],
+    "ex-11-half-and-half": [
+        Answer(
+            "class Halves(Module):\n"
+            "    def __init__(self):\n"
+            "        self.near = LinearConfig(4, 3).init(flex.autodiff())\n"
+            "        self.far = LinearConfig(3, 1).init(metal)\n\n"
+            "    def forward(self, x):\n"
+            "        return self.far.forward(self.near.forward(x).to_device(metal))\n\n"
+            "halves = Halves()\n",
+            "the chapter's Split, Linear(4, 3) and Linear(3, 1), not the sizes the exercise asks for",
+            "expected a Linear(4, 2) on flex.autodiff and a Linear(2, 1) on metal",
+        ),
+        Answer(
+            "class Halves(Module):\n"
+            "    def __init__(self):\n"
+            "        self.near = LinearConfig(4, 2).init(metal)\n"
+            "        self.far = LinearConfig(2, 1).init(metal)\n\n"
+            "    def forward(self, x):\n"
+            "        return self.far.forward(self.near.forward(x.to_device(metal)))\n\n"
+            "halves = Halves()\n",
+            "moves the input instead and keeps both layers on metal: nothing is on flex",
+            "expected a Linear(4, 2) on flex.autodiff",
+        ),
+        Answer(
+            "class Halves(Module):\n"
+            "    def __init__(self):\n"
+            "        self.near = LinearConfig(4, 2).init(flex.autodiff())\n"
+            "        self.far = LinearConfig(2, 1).init(metal)\n\n"
+            "    def forward(self, x):\n"
+            "        return self.far.forward(Tensor.from_data(self.near.forward(x).array, metal))\n\n"
+            "halves = Halves()\n",
+            "copies the hidden values to metal instead of moving them with to_device: the graph is cut there",
+            "2 gradients for 4 parameters",
+        ),
+    ],
+    "ex-12-step0-guard": [
+        Answer(
+            "from mlx_autodiff.guard import TrainingGuard\n\n"
+            "def guarded_backward(loss, model):\n"
+            "    return TrainingGuard(model, check_flags=False).backward(0, loss, model)\n",
+            "built on mlx_autodiff.guard.TrainingGuard, which the exercise forbids (the issue's example)",
+            "guarded_backward uses mlx_autodiff.guard (TrainingGuard)",
+        ),
+        Answer(
+            "def guarded_backward(loss, model):\n"
+            "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
+            "    if len(grads) != model.num_params():\n"
+            "        raise RuntimeError(f'{len(grads)} gradients for {model.num_params()} parameters')\n"
+            "    return grads\n",
+            "compares with num_params(), which counts numbers (5 for Linear(4, 1)), not parameter tensors",
+            "guarded_backward raised on ad-fork, which collects all its gradients: 2 gradients for 5",
+        ),
+        Answer(
+            "def guarded_backward(loss, model):\n"
+            "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
+            "    if len(grads) == 0:\n"
+            "        raise RuntimeError(f'0 gradients for {model.num_param_tensors()} parameters')\n"
+            "    return grads\n",
+            "stops only when no gradient at all arrives: one missing of two goes through",
+            "let through a model with 1 gradient for 2 parameter tensors",
+        ),
+        Answer(
+            "def guarded_backward(loss, model):\n"
+            "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
+            "    if len(grads) != model.num_param_tensors():\n"
+            "        raise RuntimeError('the model was moved with to_device: use fork')\n"
+            "    return grads\n",
+            "a message that guesses the cause but does not say what is wrong (the counts)",
+            "the message should say how many gradients it got (0) and expected (2)",
+        ),
+        Answer(
+            "import mlx_autodiff.guard as guard\n\n"
+            "def guarded_backward(loss, model):\n"
+            "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
+            "    guard.TrainingGuard(model, check_flags=False).check_gradients(0, grads, model)\n"
+            "    return grads\n",
+            "the guard module again, reached through a module alias",
+            "guarded_backward uses mlx_autodiff.guard (guard",
+        ),
+    ],
+    "ex-13-predict": [
+        Answer(
+            "def predict(model):\n"
+            "    from mlx_autodiff import Device, Distribution, GradientsParams, MseLoss, Reduction, Tensor\n"
+            "    metal = Device.metal().autodiff()\n"
+            "    x = Tensor.random([8, 4], Distribution.uniform(-1.0, 1.0), metal)\n"
+            "    try:\n"
+            "        loss = MseLoss().forward(model.forward(x), x.sum_dim(dim=1), Reduction.MEAN)\n"
+            "        grads = GradientsParams.from_grads(loss.backward(), model)\n"
+            "    except Exception:\n"
+            "        return 'crash-at-step-0'\n"
+            "    return 'trains' if len(grads) else 'silent-then-crash'\n",
+            "does not predict: it runs a training step and looks at what happens",
+            "look at the parameters only, without a forward or backward pass",
+        ),
+        Answer(
+            "def predict(model):\n"
+            "    if all(param.is_require_grad() for param in model.params()):\n"
+            "        return 'trains'\n"
+            "    return 'crash-at-step-0'\n",
+            "every parameter that is not a Grad leaf taken for plain: a to_device output is tracked",
+            "ad-to_device: you predict 'crash-at-step-0', but training gives 'silent-then-crash'",
+        ),
+        Answer(
+            "def predict(model):\n"
+            "    if all(param.lazy_is_require_grad() for param in model.params()):\n"
+            "        return 'trains'\n"
+            "    return 'crash-at-step-0'\n",
+            "reads the stored flag, which stays set through to_device: the flag is not the tensor's kind",
+            "ad-to_device: you predict 'trains', but training gives 'silent-then-crash'",
+        ),
+    ],
 }
 
 RIGHT: dict[str, list[Answer]] = {
+    "ex-11-half-and-half": [
+        Answer(
+            "class Halves(Module):\n"
+            "    def __init__(self):\n"
+            "        self.layers = [LinearConfig(4, 2).init(flex.autodiff()), LinearConfig(2, 1).init(metal)]\n\n"
+            "    def forward(self, x):\n"
+            "        near, far = self.layers\n"
+            "        return far.forward(near.forward(x).to_device(metal))\n\n"
+            "halves = Halves()\n",
+            "the two layers kept in a list (Burn: a Vec of modules), which Module walks like attributes",
+        ),
+    ],
     "ex-09-plain-to-leaf": [
         Answer(
             "trainable = Tensor.from_data(p.array, metal).require_grad()\n",
