@@ -54,9 +54,7 @@ WRONG: dict[str, list[Answer]] = {
             "recipe was read",
         ),
         Answer(
-            "moved = LinearConfig(4, 1).init(metal)\n"
-            "for param in moved.params():\n"
-            "    param.val()\n",
+            "moved = LinearConfig(4, 1).init(metal)\nfor param in moved.params():\n    param.val()\n",
             "builds a new model on metal instead of moving recipe",
             "not a new model",
         ),
@@ -66,9 +64,7 @@ WRONG: dict[str, list[Answer]] = {
             "read every parameter after the move",
         ),
         Answer(
-            "moved = recipe.fork(metal)\n"
-            "for param in moved.params():\n"
-            "    param.val()\n",
+            "moved = recipe.fork(metal)\nfor param in moved.params():\n    param.val()\n",
             "moves with fork, where the exercise asks for to_device (here both only retarget the recipe)",
             "move recipe with to_device",
         ),
@@ -137,7 +133,8 @@ WRONG: dict[str, list[Answer]] = {
             "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
             "    stepped = SgdConfig().init().step(1e-1, model, grads)\n"
             "    before = {name: p.val().array for name, p in model.named_params()}\n"
-            "    return stepped, [n for n, p in stepped.named_params() if mx.array_equal(p.val().array, before[n])]\n",
+            "    return stepped, [n for n, p in stepped.named_params() if "
+            "mx.array_equal(p.val().array, before[n])]\n",
             "steps with SGD, where the exercise (and the loop above) uses Adam",
             "is not what one Adam step with learning rate 0.1 gives",
         ),
@@ -147,7 +144,8 @@ WRONG: dict[str, list[Answer]] = {
             "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
             "    stepped = AdamConfig().init().step(1e-1, model, grads)\n"
             "    before = {name: p.val().array for name, p in stepped.named_params()}\n"
-            "    return stepped, [n for n, p in stepped.named_params() if mx.array_equal(p.val().array, before[n])]\n",
+            "    return stepped, [n for n, p in stepped.named_params() if "
+            "mx.array_equal(p.val().array, before[n])]\n",
             "compares the stepped model with itself, so every parameter looks unchanged",
             "after fork, the unchanged parameters are []",
         ),
@@ -240,7 +238,8 @@ WRONG: dict[str, list[Answer]] = {
             "def fork_tensor(tensor, device):\n"
             "    fresh = Tensor.from_data(tensor.array, device)\n"
             "    return fresh.require_grad() if tensor.is_require_grad() else fresh\n",
-            "copies the values into a new tensor on device: a plain input becomes autodiff, which fork never does",
+            "copies the values into a new tensor on device: a plain input becomes autodiff, which "
+            "fork never does",
             "a plain tensor must stay plain",
         ),
     ],
@@ -361,7 +360,8 @@ WRONG: dict[str, list[Answer]] = {
             "        grads = GradientsParams.from_grads(loss.backward(), model)\n"
             "        model = optim.step(1e-1, model, grads)\n"
             "    return losses\n",
-            "checks the flags once with the guard module, but does not collect the gradients through TrainingGuard",
+            "checks the flags once with the guard module, but does not collect the gradients through "
+            "TrainingGuard",
             "collect each step's gradients with TrainingGuard.backward",
         ),
     ],
@@ -380,7 +380,8 @@ WRONG: dict[str, list[Answer]] = {
         ),
         Answer(
             "from mlx_autodiff.scenarios import Scenario\n\n"
-            "eighth = Scenario('both', 'to_device then fork', 'flex.autodiff', True, ('to_device', 'fork'))\n",
+            "eighth = Scenario('both', 'to_device then fork', 'flex.autodiff', True, ('to_device', "
+            "'fork'))\n",
             "uses fork after to_device, which the exercise rules out (and it does not train)",
             "no fork in the moves",
         ),
@@ -388,8 +389,10 @@ WRONG: dict[str, list[Answer]] = {
     "ex-09-plain-to-leaf": [
         Answer(
             "trainable = p.to_device(metal).require_grad()\n",
-            "to_device keeps a plain tensor plain, and require_grad() does nothing on it (the issue's example)",
-            "still a plain tensor (on metal): to_device keeps a plain tensor plain, and require_grad() does nothing",
+            "to_device keeps a plain tensor plain, and require_grad() does nothing on it (the "
+            "issue's example)",
+            "still a plain tensor (on metal): to_device keeps a plain tensor plain, and "
+            "require_grad() does nothing",
         ),
         Answer(
             "trainable = Tensor.from_inner(p).require_grad()\n",
@@ -414,7 +417,8 @@ WRONG: dict[str, list[Answer]] = {
             "    if not model.weight.is_initialized():\n"
             "        return 'lazy'\n"
             "    return 'node' if model.weight.is_require_grad() else 'plain'\n",
-            "takes 'does not require grad' for 'plain': an untracked autodiff tensor still gets a to_device node",
+            "takes 'does not require grad' for 'plain': an untracked autodiff tensor still gets a "
+            "to_device node",
             "frozen with no_grad(): expected 'node', got 'plain'",
         ),
     ],
@@ -580,7 +584,8 @@ RIGHT: dict[str, list[Answer]] = {
         Answer(
             "class Halves(Module):\n"
             "    def __init__(self):\n"
-            "        self.layers = [LinearConfig(4, 2).init(flex.autodiff()), LinearConfig(2, 1).init(metal)]\n\n"
+            "        self.layers = [LinearConfig(4, 2).init(flex.autodiff()), LinearConfig(2, "
+            "1).init(metal)]\n\n"
             "    def forward(self, x):\n"
             "        near, far = self.layers\n"
             "        return far.forward(near.forward(x).to_device(metal))\n\n"

@@ -118,9 +118,7 @@ def _check(args: argparse.Namespace) -> int:
 
 def _read_copy(path: Path):
     if not path.exists():
-        raise NoCopyError(
-            f"{path} does not exist: fork a chapter first (`{GRADER} fork 04`)."
-        )
+        raise NoCopyError(f"{path} does not exist: fork a chapter first (`{GRADER} fork 04`).")
     if path.suffix != ".ipynb":
         raise NotANotebookError(
             f"{path} is not a notebook: give an .ipynb file or a chapter name such as 04."

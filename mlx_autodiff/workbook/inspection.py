@@ -76,7 +76,7 @@ def reaches(fn: Callable[..., object], module: str) -> list[str]:
                 if isinstance(value, types.ModuleType):
                     if value.__name__ == module or (
                         module.startswith(value.__name__ + ".")
-                        and all(part in names for part in parts[len(value.__name__.split(".")):])
+                        and all(part in names for part in parts[len(value.__name__.split(".")) :])
                     ):
                         found.append(name)
                 elif getattr(value, "__module__", None) == module:

@@ -76,8 +76,15 @@ def plain(text: str, chapter: Chapter, glued: Glued) -> str:
 # ----- directives -----------------------------------------------------------------------------
 
 _ADMONITIONS = {
-    "note": "Note", "warning": "Warning", "tip": "Tip", "important": "Important", "hint": "Hint",
-    "caution": "Caution", "attention": "Attention", "danger": "Danger", "error": "Error",
+    "note": "Note",
+    "warning": "Warning",
+    "tip": "Tip",
+    "important": "Important",
+    "hint": "Hint",
+    "caution": "Caution",
+    "attention": "Attention",
+    "danger": "Danger",
+    "error": "Error",
     "seealso": "See also",
 }
 

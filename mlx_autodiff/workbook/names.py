@@ -12,8 +12,14 @@ import ast
 from collections.abc import Iterator
 
 _SCOPES = (
-    ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef,
-    ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp,
+    ast.FunctionDef,
+    ast.AsyncFunctionDef,
+    ast.Lambda,
+    ast.ClassDef,
+    ast.ListComp,
+    ast.SetComp,
+    ast.DictComp,
+    ast.GeneratorExp,
 )
 
 
@@ -58,6 +64,8 @@ def _bound_by(node: ast.AST) -> list[str]:
             names.append(inner.name)
         elif isinstance(inner, (ast.Import, ast.ImportFrom)):
             names += [(alias.asname or alias.name).split(".")[0] for alias in inner.names]
+        elif isinstance(inner, ast.ExceptHandler) and inner.name:
+            names.append(inner.name)
     return names
 
 
