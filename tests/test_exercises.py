@@ -20,6 +20,7 @@ import nbformat
 import pytest
 from wrong_answers import RIGHT, WRONG, Answer
 
+from mlx_autodiff import Device, LinearConfig
 from mlx_autodiff.exercises import (
     ROOT,
     SITE,
@@ -28,12 +29,17 @@ from mlx_autodiff.exercises import (
     NoExercisesError,
     UnknownChapterError,
     book_exercises,
+    calls,
+    cell_source,
     chapters,
     check,
+    counting,
+    execute,
     exercises,
     fork,
     forked_notebook,
     main,
+    reaches,
     resolve,
     stub_message,
 )
@@ -174,26 +180,20 @@ def test_fork_renders_myst_roles_and_directives_as_plain_markdown(book: Path) ->
     )
     assert "> **Note.** A note with a [link into the index]" in text and "cross-reference" in text
     assert "**First tab**\n\nThe first tab's text." in text and "**Second tab**" in text
+    figure = f"*Figure, on [the chapter's page]({page}): The figure's caption.*"
+    assert figure in text, "a directive inside a tab is rendered too"
 
 
+@pytest.mark.slow
 def test_fork_fills_in_glued_values_from_a_current_build_and_ignores_a_stale_one(book: Path) -> None:
     chapter = resolve("90", book)
-    built = chapter.read()
-    glue_cell = next(cell for cell in built.cells if "glue(" in cell.source)
-    glue_cell.outputs = [
-        nbformat.v4.new_output(
-            "display_data",
-            data={"text/plain": value},
-            metadata={"scrapbook": {"name": name, "mime_prefix": ""}},
-        )
-        for name, value in [("fixture_answer", "42"), ("fixture_ratio", "0.6666666666666666")]
-    ]
+    built = execute(chapter.read(), chapter.path.parent, timeout=120).nb  # as the book build runs it
     executed = book / "_build" / "jupyter_execute" / "book" / "90-fixture.ipynb"
     executed.parent.mkdir(parents=True)
     nbformat.write(built, executed)
     text = markdown_of(forked_notebook(chapter))
     assert "glued values as the page does: 42, and\n0.67 with a format." in text
-    glue_cell.source += "\n# the chapter changed after the build"
+    next(cell for cell in built.cells if "glue(" in cell.source).source += "\n# changed after the build"
     nbformat.write(built, executed)
     assert "42" not in markdown_of(forked_notebook(chapter)), "values from a stale build are not shown"
 
@@ -607,3 +607,59 @@ def test_right_answers_in_other_words_pass(
 
 def test_the_real_book_toc_is_readable() -> None:
     assert [chapter.name for chapter in chapters(ROOT)][:2] == ["index", "01-initialized"]
+
+
+# --- what a check may ask about a solution's code ---------------------------------------------
+
+
+def _guard_by_helper(model):
+    return _helper(model)
+
+
+def _helper(model):
+    from mlx_autodiff.guard import assert_trainable
+
+    return assert_trainable(model)
+
+
+def _guard_free(model):
+    return len(model.params())
+
+
+def test_reaches_finds_a_module_used_directly_through_an_alias_or_inside_a_helper() -> None:
+    import mlx_autodiff.guard as alias
+    from mlx_autodiff.guard import TrainingGuard
+
+    def direct(model):
+        return TrainingGuard(model)
+
+    def aliased(model):
+        return alias.why_not_trainable(model)
+
+    assert reaches(direct, "mlx_autodiff.guard") == ["TrainingGuard"]
+    assert reaches(aliased, "mlx_autodiff.guard") == ["alias"]
+    assert reaches(_guard_by_helper, "mlx_autodiff.guard") == ["import mlx_autodiff.guard"]
+    assert reaches(_guard_free, "mlx_autodiff.guard") == []
+
+
+def test_calls_tells_a_call_from_a_mention() -> None:
+    assert calls("moved = model.fork(metal)", "fork")
+    assert calls("moved = fork(model)", "fork")
+    assert not calls("# no fork here\nname = 'fork'\nf = model.fork", "fork")
+
+
+def test_counting_counts_calls_by_qualified_name_and_restores_the_methods() -> None:
+    from mlx_autodiff import Linear, Tensor
+
+    before = (Linear.forward, Tensor.backward)
+    model = LinearConfig(4, 1).init(Device.flex().autodiff())
+    with counting(Linear.forward, Tensor.backward) as seen:
+        model.forward(Tensor.ones([2, 4], Device.flex().autodiff())).sum().backward()
+        model.forward(Tensor.ones([2, 4], Device.flex().autodiff()))
+    assert seen == {"Linear.forward": 2, "Tensor.backward": 1}
+    assert (Linear.forward, Tensor.backward) == before, "the methods are put back"
+
+
+def test_cell_source_outside_a_kernel_says_what_to_do() -> None:
+    with pytest.raises(LookupError, match="run your solution cell first"):
+        cell_source("moved")

@@ -71,7 +71,7 @@ def reaches(fn: Callable[..., object], module: str) -> list[str]:
             names = set(code.co_names)
             if module in names or all(part in names for part in parts):
                 found.append(f"import {module}")
-            for name in code.co_names:
+            for name in (*code.co_names, *code.co_freevars):
                 value = namespace.get(name)
                 if isinstance(value, types.ModuleType):
                     if value.__name__ == module or (

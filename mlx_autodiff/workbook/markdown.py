@@ -18,6 +18,7 @@ import textwrap
 from collections.abc import Mapping
 
 import nbformat
+from myst_nb.core.variables import format_plain_text
 
 from .chapters import Chapter
 from .convention import _DIRECTIVE, _OPENING, _is_closing, _options_and_body
@@ -58,9 +59,11 @@ def glued_values(chapter: Chapter) -> dict[str, dict[str, str]]:
     values: dict[str, dict[str, str]] = {}
     for cell in built.cells:
         for output in cell.get("outputs", []):
-            name = output.get("metadata", {}).get("scrapbook", {}).get("name")
-            if name is not None:
-                values[name] = {kind: _text(data) for kind, data in output.get("data", {}).items()}
+            scrapbook = output.get("metadata", {}).get("scrapbook", {})
+            if "name" in scrapbook:  # myst-nb stores glued data under a prefixed MIME type
+                prefix = scrapbook.get("mime_prefix", "")
+                data = output.get("data", {}).items()
+                values[scrapbook["name"]] = {kind.removeprefix(prefix): _text(value) for kind, value in data}
     return values
 
 
@@ -128,7 +131,7 @@ def _directive(
         return _included(arg, options, chapter)
     if name == "glue:figure":
         caption = f": {inner}" if inner else ""
-        return f"*A figure is here on [the chapter's page]({page_url(chapter)}){caption}*\n"
+        return f"*Figure, on [the chapter's page]({page_url(chapter)}){caption}*\n"
     return f"*[A `{name}` block is here on the chapter's page]({page_url(chapter)}).*\n"
 
 
@@ -196,17 +199,17 @@ def _role(role: str, content: str, chapter: Chapter, glued: Glued) -> str:
 
 def _glued(role: str, content: str, chapter: Chapter, glued: Glued) -> str:
     """A glued value as the page shows it, or, without a current build, where to find it."""
-    name, _, spec = content.partition(":")
-    data = glued.get(name)
-    if data is None:
+    name, _, spec = content.rpartition(":") if ":" in content else (content, "", "")
+    data = glued.get(name, {})
+    if "text/plain" not in data and "text/markdown" not in data:
         return f"`{name}` ([on the page]({page_url(chapter)}))"
     if role == "glue:md" and "text/markdown" in data:
         return data["text/markdown"]
     value = data.get("text/plain", "")
-    if spec and role == "glue:text":
+    if role == "glue:text":  # as myst-nb pastes it: a string without its quotes, a number formatted
         try:
-            return format(ast.literal_eval(value), spec)
-        except (ValueError, SyntaxError, TypeError):
+            return format_plain_text(value, spec)
+        except (ValueError, TypeError):
             return value
     return value
 
