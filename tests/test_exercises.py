@@ -241,7 +241,7 @@ def test_the_command_in_the_header_grades_a_copy_written_anywhere(
     assert program == ".venv/bin/python" and argv[:3] == ["-m", "mlx_autodiff.exercises", "check"]
     monkeypatch.chdir(book)
     capsys.readouterr()
-    assert main(argv[3:]) == 1
+    assert main(argv[2:]) == 1
     out = capsys.readouterr().out
     assert "FAIL  ex-90-requirements" in out and "not done yet" in out and "no copy" not in out
 
