@@ -3,9 +3,9 @@
 The exercises live only in the chapters (the convention: `workbook/convention.py`);
 everything else is derived from them:
 
-    python -m mlx_autodiff.exercises list              # every exercise in the book
-    python -m mlx_autodiff.exercises fork 04           # -> exercises/04-step-0.ipynb, solutions stubbed
-    python -m mlx_autodiff.exercises check 04          # PASS / FAIL per exercise, in a fresh kernel
+    .venv/bin/python -m mlx_autodiff.exercises list          # every exercise in the book
+    .venv/bin/python -m mlx_autodiff.exercises fork 04       # -> exercises/04-step-0.ipynb, solutions stubbed
+    .venv/bin/python -m mlx_autodiff.exercises check 04      # PASS / FAIL per exercise, in a fresh kernel
 
 The parts live in `mlx_autodiff/workbook/`; this module is their public face.
 """

@@ -88,6 +88,10 @@ class Param:
         flag = self.require_grad_flag if require_grad is None else require_grad
         return Param(self.id, self.name, tensor.device, tensor.shape, flag, None, _LazyValue(tensor))
 
+    def renamed(self, name: str) -> Param:
+        """The same parameter (same id, flag and shared lazy cell) under another name."""
+        return Param(self.id, name, self.device, self.shape, self.require_grad_flag, self._init, self._value)
+
     def is_initialized(self) -> bool:
         return self._value.tensor is not None
 
@@ -158,18 +162,19 @@ class Param:
 class Module:
     """Base class for anything holding parameters or submodules as attributes.
 
-    Parameters are found by walking attributes in the order they were set,
-    submodules included, so names look like `layers.0.weight` only when you
-    nest. Every relocation returns a new module and leaves this one as it was.
+    Parameters are found by walking attributes in the order they were set:
+    a `Param`, a submodule, or a list or tuple of them (index by index), as
+    Burn walks a module's fields, `Vec<M>` and `[M; N]`; a field set to None
+    (Burn: `Option<M>` holding `None`) has none
+    (crates/burn-core/src/module/param/primitive.rs). Names are dotted paths:
+    `fc1.weight`, `layers.0.weight`. Every relocation returns a new module and
+    leaves this one as it was.
     """
 
     def named_params(self, prefix: str = "") -> Iterator[tuple[str, Param]]:
-        """Every parameter with its dotted path, in declaration order."""
+        """Every parameter with its dotted path, in declaration order (`layers.0.weight` in a list)."""
         for attr, value in vars(self).items():
-            if isinstance(value, Param):
-                yield prefix + attr, value
-            elif isinstance(value, Module):
-                yield from value.named_params(f"{prefix}{attr}.")
+            yield from _named_params(value, prefix + attr)
 
     def params(self) -> list[Param]:
         return [param for _, param in self.named_params()]
@@ -200,14 +205,14 @@ class Module:
         return sum(param.lazy_is_require_grad() for param in self.params())
 
     def map_params(self, fn: Callable[[Param], Param], prefix: str = "") -> Module:
-        """A copy of this module with `fn` applied to every parameter, names kept as paths."""
+        """A copy of this module with `fn` applied to every parameter, names kept as paths.
+
+        `fn` receives each parameter named by its path (`fc1.weight`); the
+        module and its parameters are left as they were.
+        """
         new = copy.copy(self)
         for attr, value in vars(self).items():
-            if isinstance(value, Param):
-                value.name = prefix + attr
-                setattr(new, attr, fn(value))
-            elif isinstance(value, Module):
-                setattr(new, attr, value.map_params(fn, f"{prefix}{attr}."))
+            setattr(new, attr, _map_params(value, fn, prefix + attr))
         return new
 
     def to_device(self, device: Device) -> Module:
@@ -250,6 +255,29 @@ class Module:
                 f"{unknown or 'nothing'}. Its keys must be exactly the parameter names: {names}."
             )
         return self.map_params(lambda param: param.load(record[param.name]))
+
+
+def _named_params(value: object, path: str) -> Iterator[tuple[str, Param]]:
+    """The parameters inside one attribute's value, named by their dotted paths."""
+    if isinstance(value, Param):
+        yield path, value
+    elif isinstance(value, Module):
+        yield from value.named_params(f"{path}.")
+    elif isinstance(value, (list, tuple)):
+        for index, item in enumerate(value):
+            yield from _named_params(item, f"{path}.{index}")
+
+
+def _map_params(value: object, fn: Callable[[Param], Param], path: str) -> object:
+    """`value` with `fn` applied to each parameter inside it; anything else is returned as it is."""
+    if isinstance(value, Param):
+        return fn(value if value.name == path else value.renamed(path))
+    if isinstance(value, Module):
+        return value.map_params(fn, f"{path}.")
+    if isinstance(value, (list, tuple)):
+        mapped = [_map_params(item, fn, f"{path}.{index}") for index, item in enumerate(value)]
+        return mapped if isinstance(value, list) else tuple(mapped)
+    return value
 
 
 def check_module(value: object, what: str) -> Module:

@@ -9,30 +9,42 @@ fixtures). The last tests run every exercise of the real book the same way.
 
 from __future__ import annotations
 
+import builtins
 import os
+import re
+import shlex
 import shutil
 from pathlib import Path
 
 import nbformat
 import pytest
+from wrong_answers import RIGHT, WRONG, Answer
 
+from mlx_autodiff import Device, LinearConfig
 from mlx_autodiff.exercises import (
     ROOT,
+    SITE,
     ExerciseFormatError,
     ForkExistsError,
     NoExercisesError,
     UnknownChapterError,
     book_exercises,
+    calls,
+    cell_source,
     chapters,
     check,
+    counting,
+    execute,
     exercises,
     fork,
     forked_notebook,
     main,
+    reaches,
     resolve,
     stub_message,
 )
 from mlx_autodiff.workbook.grade import Execution, grade
+from mlx_autodiff.workbook.names import bound_names, free_names
 
 FIXTURE_BOOK = Path(__file__).resolve().parent / "fixtures" / "exercise-book"
 LABELS = ["ex-90-requirements", "ex-90-fork-fix"]
@@ -143,11 +155,95 @@ def test_fork_removes_the_revealed_solution_text(book: Path) -> None:
     assert "`model` so that it trains on `metal`." in markdown, "the task stays"
 
 
-def test_fork_keeps_relative_links_working_from_the_copys_folder(book: Path) -> None:
-    for folder, link in [(book / "exercises", "../book/index.md"), (book / "a" / "b", "../../book/index.md")]:
-        text = "\n".join(cell.source for cell in forked_notebook(resolve("90", book), folder).cells)
-        assert f"[index]({link})" in text
-        assert (folder / link).resolve() == (book / "book" / "index.md").resolve()
+def markdown_of(nb: nbformat.NotebookNode) -> str:
+    return "\n".join(cell.source for cell in nb.cells if cell.cell_type == "markdown")
+
+
+@pytest.mark.parametrize("where", ["exercises/90-fixture.ipynb", "a/b/mine.ipynb", "outside"])
+def test_fork_links_point_at_the_served_book_from_any_folder(book: Path, tmp_path: Path, where: str) -> None:
+    path = tmp_path / "elsewhere" / "mine.ipynb" if where == "outside" else book / where
+    text = markdown_of(forked_notebook(resolve("90", book), path))
+    links = re.findall(r"\]\(([^)]+)\)", text)
+    assert f"[index]({SITE}/book/index.html)" in text
+    assert f"({SITE}/book/index.html#why-it-exists)" in text, "an anchor stays on the link"
+    assert links and all(link.startswith(f"{SITE}/") for link in links), links
+    assert str(tmp_path) not in text.replace(str(path), ""), "no machine path in the fork's text"
+
+
+def test_fork_renders_myst_roles_and_directives_as_plain_markdown(book: Path) -> None:
+    text = markdown_of(forked_notebook(resolve("90", book)))
+    assert not re.search(r"\{[a-z:-]+\}`", text), "no raw MyST role is left"
+    assert "```{" not in text and ":::" not in text, "no raw MyST directive is left"
+    page = f"{SITE}/book/90-fixture.html"
+    assert f"`fixture_answer` ([on the page]({page}))" in text, (
+        "without a built book, the role says where the value is"
+    )
+    assert "> **Note.** A note with a [link into the index]" in text and "cross-reference" in text
+    assert "**First tab**\n\nThe first tab's text." in text and "**Second tab**" in text
+    figure = f"*Figure, on [the chapter's page]({page}): The figure's caption.*"
+    assert figure in text, "a directive inside a tab is rendered too"
+
+
+@pytest.mark.slow
+def test_fork_fills_in_glued_values_from_a_current_build_and_ignores_a_stale_one(book: Path) -> None:
+    chapter = resolve("90", book)
+    built = execute(chapter.read(), chapter.path.parent, timeout=120).nb  # as the book build runs it
+    executed = book / "_build" / "jupyter_execute" / "book" / "90-fixture.ipynb"
+    executed.parent.mkdir(parents=True)
+    nbformat.write(built, executed)
+    text = markdown_of(forked_notebook(chapter))
+    assert "glued values as the page does: 42, and\n0.67 with a format." in text
+    next(cell for cell in built.cells if "glue(" in cell.source).source += "\n# changed after the build"
+    nbformat.write(built, executed)
+    assert "42" not in markdown_of(forked_notebook(chapter)), "values from a stale build are not shown"
+
+
+@pytest.mark.parametrize("where", ["default", "inside", "outside"])
+def test_the_header_prints_the_command_that_grades_this_very_file(
+    book: Path, tmp_path: Path, where: str
+) -> None:
+    path = {
+        "default": book / "exercises" / "90-fixture.ipynb",
+        "inside": book / "work" / "try 2.ipynb",
+        "outside": tmp_path / "elsewhere" / "mine.ipynb",
+    }[where]
+    header = forked_notebook(resolve("90", book), path).cells[0].source
+    shown = {
+        "default": "exercises/90-fixture.ipynb",
+        "inside": "'work/try 2.ipynb'",
+        "outside": str(path),
+    }[where]
+    assert f"\n.venv/bin/python -m mlx_autodiff.exercises check {shown}\n" in header
+    assert "collapsed dropdown" in header and "not in your copy" not in header
+
+
+def test_no_bare_python_in_a_fork_or_the_tools_messages(
+    book: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    text = "\n".join(cell.source for cell in forked_notebook(resolve("90", book)).cells)
+    assert main(["check", "90", "--book", str(book)]) == 2
+    assert main(["fork", "90", "--book", str(book)]) == 0
+    captured = capsys.readouterr()
+    said = text + captured.err + captured.out
+    assert "python -m" in said
+    assert not re.search(r"(?<!\.venv/bin/)python3? -m", said), "a stock Mac has no bare python"
+
+
+@pytest.mark.slow
+def test_the_command_in_the_header_grades_a_copy_written_anywhere(
+    book: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "elsewhere" / "mine.ipynb"
+    assert main(["fork", "90", "--output", str(path), "--book", str(book)]) == 0
+    header = nbformat.read(path, as_version=4).cells[0].source
+    command = re.search(r"```sh\n(.+)\n```", header)[1]
+    program, *argv = shlex.split(command)
+    assert program == ".venv/bin/python" and argv[:3] == ["-m", "mlx_autodiff.exercises", "check"]
+    monkeypatch.chdir(book)
+    capsys.readouterr()
+    assert main(argv[2:]) == 1
+    out = capsys.readouterr().out
+    assert "FAIL  ex-90-requirements" in out and "not done yet" in out and "no copy" not in out
 
 
 def test_fork_writes_the_copy_under_exercises(book: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -344,8 +440,99 @@ def test_every_book_exercise_has_a_solution_and_a_check_and_forks_without_its_an
         assert source.cells[index].source in forked, "the fork lost a check"
 
 
+def answered_fork(chapter: str) -> nbformat.NotebookNode:
+    """The chapter's fork with its stubs, and after each exercise's checks one more try per answer.
+
+    Each answer in WRONG and RIGHT becomes a solution cell labelled
+    `<label>~wrong-<n>` (or `~right-<n>`) followed by copies of the exercise's
+    check cells, so one fresh kernel grades the stubs and every answer.
+    """
+    nb = forked_notebook(resolve(chapter, ROOT))
+    cells = []
+    for index, cell in enumerate(nb.cells):
+        cells.append(cell)
+        label = cell.metadata.get("exercise")
+        following = nb.cells[index + 1].metadata.get("exercise") if index + 1 < len(nb.cells) else None
+        if label is None or "check" not in cell.metadata.get("tags", []) or following == label:
+            continue
+        checks = [c for c in nb.cells if c.metadata.get("exercise") == label and "check" in c.metadata.tags]
+        for kind, table in (("wrong", WRONG), ("right", RIGHT)):
+            for number, answer in enumerate(table.get(label, [])):
+                tried = f"{label}~{kind}-{number}"
+                cells += [nbformat.v4.new_code_cell(c.source) for c in set_up_cells(nb, label)]
+                cells.append(
+                    nbformat.v4.new_code_cell(
+                        answer.source, metadata={"tags": ["solution"], "exercise": tried}
+                    )
+                )
+                cells += [
+                    nbformat.v4.new_code_cell(c.source, metadata={"tags": ["check"], "exercise": tried})
+                    for c in checks
+                ]
+    for number, cell in enumerate(cells):
+        cell.id = f"cell-{number}"
+    nb.cells = cells
+    return nb
+
+
+def set_up_cells(nb: nbformat.NotebookNode, label: str) -> list[nbformat.NotebookNode]:
+    """The code cells between an exercise's text and its stub: what each try must run afresh."""
+    start = next(
+        i for i, c in enumerate(nb.cells) if c.cell_type == "markdown" and f"**Exercise `{label}`" in c.source
+    )
+    stub = stub_index(nb, label)
+    return [c for c in nb.cells[start:stub] if c.cell_type == "code"]
+
+
+def _defined_before(nb: nbformat.NotebookNode, index: int) -> set[str]:
+    """Names a reader's copy has before cell `index`: what the cells above bind (stubs bind nothing)."""
+    names = set(dir(builtins)) | {"get_ipython", "display", "In", "Out"}  # what IPython gives every cell
+    for cell in nb.cells[:index]:
+        if cell.cell_type == "code" and "solution" not in cell.metadata.get("tags", []):
+            names |= set(bound_names(cell.source))
+    return names
+
+
+@pytest.mark.parametrize(("chapter", "exercise"), BOOK_EXERCISES)
+def test_every_name_a_solution_or_check_reads_exists_and_the_stub_names_what_the_check_needs(
+    chapter: str | None, exercise: object
+) -> None:
+    if isinstance(exercise, Exception):
+        raise exercise
+    source = resolve(chapter, ROOT).read()
+    first = exercise.solution_cells[0]
+    before = _defined_before(source, first)
+    solution = "\n".join(source.cells[i].source for i in exercise.solution_cells)
+    missing = [name for name in free_names(solution) if name not in before]
+    assert not missing, (
+        f"the solution reads {missing}, which no cell above it defines: import them in a set-up cell"
+    )
+    given = before | set(bound_names(solution))
+    read = []
+    for index in exercise.check_cells:
+        unknown = [name for name in free_names(source.cells[index].source) if name not in given]
+        assert not unknown, (
+            f"the check reads {unknown}, which neither the cells above nor the solution define"
+        )
+        read += free_names(source.cells[index].source)
+        given |= set(bound_names(source.cells[index].source))
+    forked = forked_notebook(resolve(chapter, ROOT))
+    named = re.findall(r"`(\w+)`", forked.cells[stub_index(forked, exercise.label)].source.splitlines()[1])
+    assert named and all(name in read for name in named), f"the stub names {named}; the check reads {read}"
+
+
+def test_stubs_name_no_loop_variable_of_the_solution() -> None:
+    """The issue's cases: ex-06-rescue and ex-09-plain-to-leaf said "must define `p`"."""
+    for chapter, label, names in [
+        ("06", "ex-06-rescue", "`rescued`"),
+        ("09", "ex-09-plain-to-leaf", "`trainable`"),
+    ]:
+        forked = forked_notebook(resolve(chapter, ROOT))
+        assert f"It must define {names}, which" in forked.cells[stub_index(forked, label)].source
+
+
 class BookRuns:
-    """Each chapter's own solutions, and its fork, executed once per session on demand."""
+    """Each chapter's own solutions, and its answered fork, executed once per session on demand."""
 
     def __init__(self) -> None:
         self._reports: dict[tuple[str, str], object] = {}
@@ -354,7 +541,7 @@ class BookRuns:
         key = (name, variant)
         if key not in self._reports:
             chapter = resolve(name, ROOT)
-            nb = chapter.read() if variant == "solutions" else forked_notebook(chapter)
+            nb = chapter.read() if variant == "solutions" else answered_fork(name)
             # The fork runs from book/ too: exercises/ is at the same depth, so relative paths agree.
             self._reports[key] = check(nb, f"{name} ({variant})", chapter.path.parent, timeout=600)
         return self._reports[key]
@@ -378,5 +565,101 @@ def test_every_book_exercise_passes_with_its_solution_and_fails_as_a_stub(
     assert stubbed[exercise.label] == (False, "not done yet")
 
 
+def test_every_book_exercise_has_a_wrong_answer_and_every_answer_a_real_exercise() -> None:
+    labels = {ex.label for ex in book_exercises(ROOT)}
+    assert sorted(labels - set(WRONG)) == [], (
+        "each exercise needs at least one wrong answer in tests/wrong_answers.py"
+    )
+    assert sorted((set(WRONG) | set(RIGHT)) - labels) == [], (
+        "an answer for an exercise the book no longer has"
+    )
+    assert all(answer.why and answer.says for answers in WRONG.values() for answer in answers)
+
+
+def _answer_params(table: dict[str, list[Answer]], kind: str) -> list[object]:
+    chapter_of = {ex.label: ex.chapter for ex in book_exercises(ROOT)}
+    return [
+        pytest.param(chapter_of.get(label), f"{label}~{kind}-{number}", answer, id=f"{label}~{kind}-{number}")
+        for label, answers in table.items()
+        for number, answer in enumerate(answers)
+    ]
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("chapter", "tried", "answer"), _answer_params(WRONG, "wrong"))
+def test_every_wrong_answer_fails_and_the_reason_points_at_the_mistake(
+    chapter: str, tried: str, answer: Answer, book_runs: BookRuns
+) -> None:
+    passed, reason = verdicts(book_runs.report(chapter, "fork"))[tried]
+    assert not passed, f"a wrong answer passed ({answer.why}):\n{answer.source}"
+    assert answer.says in reason, (
+        f"it failed, but the reason does not point at the mistake ({answer.why}): {reason}"
+    )
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("chapter", "tried", "answer"), _answer_params(RIGHT, "right"))
+def test_right_answers_in_other_words_pass(
+    chapter: str, tried: str, answer: Answer, book_runs: BookRuns
+) -> None:
+    assert verdicts(book_runs.report(chapter, "fork"))[tried] == (True, ""), answer.why
+
+
 def test_the_real_book_toc_is_readable() -> None:
     assert [chapter.name for chapter in chapters(ROOT)][:2] == ["index", "01-initialized"]
+
+
+# --- what a check may ask about a solution's code ---------------------------------------------
+
+
+def _guard_by_helper(model):
+    return _helper(model)
+
+
+def _helper(model):
+    from mlx_autodiff.guard import assert_trainable
+
+    return assert_trainable(model)
+
+
+def _guard_free(model):
+    return len(model.params())
+
+
+def test_reaches_finds_a_module_used_directly_through_an_alias_or_inside_a_helper() -> None:
+    import mlx_autodiff.guard as alias
+    from mlx_autodiff.guard import TrainingGuard
+
+    def direct(model):
+        return TrainingGuard(model)
+
+    def aliased(model):
+        return alias.why_not_trainable(model)
+
+    assert reaches(direct, "mlx_autodiff.guard") == ["TrainingGuard"]
+    assert reaches(aliased, "mlx_autodiff.guard") == ["alias"]
+    assert reaches(_guard_by_helper, "mlx_autodiff.guard") == ["import mlx_autodiff.guard"]
+    assert reaches(_guard_free, "mlx_autodiff.guard") == []
+
+
+def test_calls_tells_a_call_from_a_mention() -> None:
+    assert calls("moved = model.fork(metal)", "fork")
+    assert calls("moved = fork(model)", "fork")
+    assert not calls("# no fork here\nname = 'fork'\nf = model.fork", "fork")
+
+
+def test_counting_counts_calls_by_qualified_name_and_restores_the_methods() -> None:
+    from mlx_autodiff import Linear, Tensor
+
+    before = (Linear.forward, Tensor.backward)
+    model = LinearConfig(4, 1).init(Device.flex().autodiff())
+    with counting(Linear.forward, Tensor.backward) as seen:
+        model.forward(Tensor.ones([2, 4], Device.flex().autodiff())).sum().backward()
+        model.forward(Tensor.ones([2, 4], Device.flex().autodiff()))
+    assert seen == {"Linear.forward": 2, "Tensor.backward": 1}
+    assert (Linear.forward, Tensor.backward) == before, "the methods are put back"
+
+
+def test_cell_source_outside_a_kernel_says_what_to_do() -> None:
+    with pytest.raises(LookupError, match="run your solution cell first"):
+        cell_source("moved")

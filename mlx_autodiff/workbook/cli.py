@@ -1,4 +1,6 @@
-"""The command line of `python -m mlx_autodiff.exercises`: list | fork CHAPTER | check FILE_OR_CHAPTER.
+"""The command line of the exercise tool: list | fork CHAPTER | check FILE_OR_CHAPTER.
+
+Run from the book's folder as `.venv/bin/python -m mlx_autodiff.exercises`.
 
 Exit status: 0 when all went well (every exercise passes, for `check`), 1 when
 an exercise fails, 2 on misuse (a one-line message on stderr, no traceback).
@@ -13,12 +15,14 @@ from pathlib import Path
 
 from . import (
     DEFAULT_TIMEOUT,
+    GRADER,
     ROOT,
     ExerciseError,
     NoCopyError,
     NotANotebookError,
     book_exercises,
     check,
+    check_command,
     default_output,
     fork,
     read_notebook,
@@ -37,7 +41,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="python -m mlx_autodiff.exercises",
+        prog=GRADER,
         description="Fork a chapter's exercises into a notebook of your own, and grade it offline.",
     )
     book = argparse.ArgumentParser(add_help=False)
@@ -86,6 +90,7 @@ def _fork(args: argparse.Namespace) -> int:
         print(f"kept your previous copy as {result.backup}")
     verb = "already up to date" if result.unchanged else "written"
     print(f"{result.path}: {verb}; open it in JupyterLab and replace the stubs.")
+    print(f"To grade it: {check_command(result.path, args.book)}")
     return 0
 
 
@@ -101,8 +106,8 @@ def _check(args: argparse.Namespace) -> int:
             copy = default_output(chapter)
             if not copy.exists():
                 raise NoCopyError(
-                    f"no copy of chapter {chapter.name} yet: run `python -m mlx_autodiff.exercises fork "
-                    f"{chapter.name}` first (or pass --solutions to grade the chapter's own)."
+                    f"no copy of chapter {chapter.name} yet: run `{GRADER} fork {chapter.name}` first, "
+                    "or give the path of your copy (or pass --solutions to grade the chapter's own)."
                 )
             name, nb, workdir = str(copy), _read_copy(copy), copy.parent
     print(f"{name}: running in a fresh kernel (limit {args.timeout:g} s)...", flush=True)
@@ -113,9 +118,7 @@ def _check(args: argparse.Namespace) -> int:
 
 def _read_copy(path: Path):
     if not path.exists():
-        raise NoCopyError(
-            f"{path} does not exist: fork a chapter first (`python -m mlx_autodiff.exercises fork 04`)."
-        )
+        raise NoCopyError(f"{path} does not exist: fork a chapter first (`{GRADER} fork 04`).")
     if path.suffix != ".ipynb":
         raise NotANotebookError(
             f"{path} is not a notebook: give an .ipynb file or a chapter name such as 04."

@@ -23,7 +23,7 @@ FORK_KEY = "exercise_fork"
 """Notebook metadata key of a forked copy: its chapter, source and exercises."""
 
 _OPENING = re.compile(r"^(?P<fence>`{3,}|~{3,}|:{3,})(?P<info>.*?)\s*$")
-_DIRECTIVE = re.compile(r"^\{(?P<name>[\w-]+)\}\s*(?P<arg>.*)$")
+_DIRECTIVE = re.compile(r"^\{(?P<name>[\w:-]+)\}\s*(?P<arg>.*)$")
 _OPTION = re.compile(r"^:(?P<key>[\w-]+):\s*(?P<value>.*?)\s*$")
 OURS = ("exercise", "exercise-start", "solution", "solution-start", "solution-end")
 

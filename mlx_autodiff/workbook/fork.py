@@ -8,9 +8,8 @@ overwrites a copy the reader has changed; `force` keeps a timestamped backup.
 
 from __future__ import annotations
 
-import ast
 import os
-import re
+import shlex
 import shutil
 import tempfile
 from dataclasses import dataclass
@@ -22,9 +21,13 @@ import nbformat
 from .chapters import Chapter
 from .convention import FORK_KEY, LABEL_KEY, SOLUTION, Directive, Exercise, directives, exercises, tags
 from .errors import ForkExistsError, NoExercisesError
+from .markdown import SITE, glued_values, page_url, plain
+from .names import bound_names, free_names
 
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
 NOT_DONE = "not done yet"
+GRADER = ".venv/bin/python -m mlx_autodiff.exercises"
+"""How a reader runs the exercise tool, from the book's folder (a stock Mac has no bare `python`)."""
 
 
 def stub_message(label: str) -> str:
@@ -37,24 +40,25 @@ def default_output(chapter: Chapter) -> Path:
     return chapter.root / "exercises" / f"{chapter.name}.ipynb"
 
 
-def forked_notebook(chapter: Chapter, folder: Path | None = None) -> nbformat.NotebookNode:
-    """The reader's copy of `chapter`, as `fork` writes it into `folder` (default: exercises/)."""
-    folder = folder or default_output(chapter).parent
+def forked_notebook(chapter: Chapter, path: Path | None = None) -> nbformat.NotebookNode:
+    """The reader's copy of `chapter`, as `fork` writes it to `path` (default: exercises/<chapter>.ipynb)."""
+    path = path or default_output(chapter)
     nb = chapter.read()
     found = exercises(nb, chapter.name)
     if not found:
         raise NoExercisesError(
-            f"chapter {chapter.name} has no exercises to fork; `python -m mlx_autodiff.exercises list` "
+            f"chapter {chapter.name} has no exercises to fork; `{GRADER} list` "
             "shows the chapters that have some."
         )
+    glued = glued_values(chapter)
     owner = {index: ex for ex in found for index in ex.solution_cells + ex.check_cells}
-    cells = [nbformat.v4.new_markdown_cell(_header(chapter))]
+    cells = [nbformat.v4.new_markdown_cell(_header(chapter, nb, path))]
     inside: str | None = None
     for index, cell in enumerate(nb.cells):
         if cell.cell_type == "markdown":
-            text, inside = _hide_solutions(cell.source, inside)
+            text, inside = _hide_solutions(cell.source, inside, chapter)
             if text.strip():
-                cells.append(nbformat.v4.new_markdown_cell(_relink(text.strip(), chapter, folder)))
+                cells.append(nbformat.v4.new_markdown_cell(plain(text, chapter, glued).strip()))
         elif index in owner and SOLUTION in tags(cell):
             cells.append(_stub(owner[index], cell, nb))
         elif inside is None and cell.cell_type == "code":
@@ -77,16 +81,42 @@ def forked_notebook(chapter: Chapter, folder: Path | None = None) -> nbformat.No
     return nbformat.v4.new_notebook(cells=cells, metadata=metadata)
 
 
-def _header(chapter: Chapter) -> str:
+def check_command(path: Path, root: Path) -> str:
+    """The command, run from the book's folder, that grades the notebook at `path`."""
+    resolved = path.resolve()
+    try:
+        shown = resolved.relative_to(root.resolve()).as_posix()
+    except ValueError:
+        shown = resolved.as_posix()  # outside the book's folder: only the full path works from there
+    return f"{GRADER} check {shlex.quote(shown)}"
+
+
+def _title(nb: nbformat.NotebookNode, default: str) -> str:
+    """The chapter's title: its first `# ` heading."""
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            for line in cell.source.splitlines():
+                if line.startswith("# "):
+                    return line[2:].strip()
+    return default
+
+
+def _header(chapter: Chapter, nb: nbformat.NotebookNode, path: Path) -> str:
+    title = _title(nb, chapter.name)
     return (
-        f"*Your copy of the exercises in `{chapter.source}`.* Replace each cell that raises "
-        "`NotImplementedError` with your solution and run the check cell after it. To grade the "
-        "whole notebook in a fresh kernel: `python -m mlx_autodiff.exercises check "
-        f"{chapter.name}`. Forking again never overwrites what you wrote."
+        f"*Your copy of the exercises of [{title}]({page_url(chapter)}) (`{chapter.source}`).*\n\n"
+        "Replace each cell that raises `NotImplementedError` with your solution and run the check "
+        "cell after it. The chapter's own solution to each exercise is on its page, in a collapsed "
+        "dropdown under the exercise; this copy leaves it out. Links go to the book as `make book` "
+        f"serves it, on {SITE}.\n\n"
+        "To grade this whole notebook in a fresh kernel, run this in the book's root folder (where "
+        "`.venv` and `_toc.yml` are):\n\n"
+        f"```sh\n{check_command(path, chapter.root)}\n```\n\n"
+        "Forking the chapter again never overwrites what you wrote here."
     )
 
 
-def _hide_solutions(text: str, inside: str | None) -> tuple[str, str | None]:
+def _hide_solutions(text: str, inside: str | None, chapter: Chapter) -> tuple[str, str | None]:
     """`text` with exercises made readable and solutions replaced by a note.
 
     `inside` is the label of a solution region still open from an earlier cell;
@@ -104,28 +134,12 @@ def _hide_solutions(text: str, inside: str | None) -> tuple[str, str | None]:
         if directive.name in ("exercise", "exercise-start"):
             out.append(_exercise_text(directive))
         elif directive.name in ("solution", "solution-start"):
-            out.append(_note(directive.arg))
+            out.append(_note(directive.arg, chapter))
             if directive.name == "solution-start":
                 inside = directive.arg
     if inside is None:
         out.append(text[position:])
     return "".join(out), inside
-
-
-_LINK = re.compile(r"(\]\()([^)\s#][^)\s]*)(\))")
-
-
-def _relink(text: str, chapter: Chapter, folder: Path) -> str:
-    """Relative links and images made relative to the copy's folder, so they still resolve."""
-
-    def move(match: re.Match[str]) -> str:
-        target = match[2]
-        if "://" in target or target.startswith(("/", "mailto:")):
-            return match[0]
-        moved = os.path.relpath(chapter.path.parent / target, folder.resolve())
-        return f"{match[1]}{Path(moved).as_posix()}{match[3]}"
-
-    return _LINK.sub(move, text)
 
 
 def _exercise_text(directive: Directive) -> str:
@@ -137,10 +151,10 @@ def _exercise_text(directive: Directive) -> str:
     return f"{heading}\n\n{directive.body}\n"
 
 
-def _note(label: str) -> str:
+def _note(label: str, chapter: Chapter) -> str:
     return (
-        f"*The solution to `{label}` is not in your copy: it is the chapter's dropdown. "
-        "Write yours in the cell below.*\n"
+        f"*The chapter's solution to `{label}` is on [its page]({page_url(chapter, label)}), in a "
+        "collapsed dropdown under the exercise. Write yours in the cell below.*\n"
     )
 
 
@@ -166,40 +180,9 @@ def _stub(
 
 def _names_to_define(solution: str, checks: list[str]) -> list[str]:
     """Top-level names the solution binds that the checks read (all it binds if none is read)."""
-    bound = _bound_names(solution)
-    read = {name for check in checks for name in _read_names(check)}
+    bound = bound_names(solution)
+    read = {name for check in checks for name in free_names(check)}
     return [name for name in bound if name in read] or bound
-
-
-def _bound_names(source: str) -> list[str]:
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:  # IPython magics and the like: say nothing rather than guess
-        return []
-    names: list[str] = []
-    for statement in tree.body:
-        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            candidates = [statement.name]
-        elif isinstance(statement, (ast.Import, ast.ImportFrom)):
-            candidates = [(alias.asname or alias.name).split(".")[0] for alias in statement.names]
-        else:
-            candidates = [
-                node.id
-                for node in ast.walk(statement)
-                if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store)
-            ]
-        names += [name for name in candidates if name not in names]
-    return names
-
-
-def _read_names(source: str) -> set[str]:
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return set()
-    return {
-        node.id for node in ast.walk(tree) if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)
-    }
 
 
 @dataclass(frozen=True)
@@ -214,7 +197,7 @@ class ForkResult:
 def fork(chapter: Chapter, output: Path | None = None, *, force: bool = False) -> ForkResult:
     """Write the reader's copy of `chapter`; never lose what a reader wrote in an existing one."""
     path = output or default_output(chapter)
-    new = forked_notebook(chapter, path.parent)
+    new = forked_notebook(chapter, path)
     backup = None
     if path.exists():
         if _same_content(path, new):

@@ -22,7 +22,7 @@ from nbclient.exceptions import CellTimeoutError, DeadKernelError
 from .chapters import ROOT
 from .convention import FORK_KEY, Exercise, exercises
 from .errors import NoExercisesError
-from .fork import KERNELSPEC, NOT_DONE
+from .fork import GRADER, KERNELSPEC, NOT_DONE
 
 DEFAULT_TIMEOUT = 120.0
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -135,7 +135,7 @@ def check(nb: nbformat.NotebookNode, name: str, workdir: Path, timeout: float = 
     if not found:
         raise NoExercisesError(
             f"{name} has no graded exercises: fork a chapter that has some "
-            "(`python -m mlx_autodiff.exercises list`) and check that copy."
+            f"(`{GRADER} list`) and check that copy."
         )
     run = execute(nb, workdir, timeout)
     return Report(name, [grade(ex, run) for ex in found])

@@ -1,0 +1,240 @@
+"""A chapter's MyST Markdown made into the plain Markdown JupyterLab renders, so a fork reads on its own.
+
+JupyterLab knows CommonMark, not MyST: a role such as {glue:text}`loss0:.4f`
+would show as raw text, a directive as a code block, and a link to a sibling
+`.md` file would lead nowhere from the reader's folder. So glued values are
+filled in from the built book when it is current (else the role says where
+the value is), other roles become their text, admonitions become quotes,
+tabs become headed paragraphs, included code is included, a glued figure
+points at the page, and links to chapters point at the book as `make book`
+serves it.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+import textwrap
+from collections.abc import Mapping
+
+import nbformat
+from myst_nb.core.variables import format_plain_text
+
+from .chapters import Chapter
+from .convention import _DIRECTIVE, _OPENING, _is_closing, _options_and_body
+
+SITE = "http://127.0.0.1:8000"
+"""Where `make book` serves the built book (the Makefile's default PORT)."""
+
+Glued = Mapping[str, Mapping[str, str]]
+"""Each glued name's output data, by MIME type, from the executed chapter."""
+
+
+def page_url(chapter: Chapter, anchor: str = "") -> str:
+    """The chapter's page on the served site, e.g. http://127.0.0.1:8000/book/04-step-0.html#ex-04."""
+    page = chapter.path.relative_to(chapter.root).with_suffix(".html").as_posix()
+    return f"{SITE}/{page}" + (f"#{anchor}" if anchor else "")
+
+
+def glued_values(chapter: Chapter) -> dict[str, dict[str, str]]:
+    """Every value the chapter glues, from the built book's executed copy if it matches the chapter.
+
+    Empty when the book is not built, or was built from other code than the
+    chapter has now (its values could be stale).
+    """
+    source = chapter.path.relative_to(chapter.root).with_suffix(".ipynb")
+    executed = chapter.root / "_build" / "jupyter_execute" / source
+    if not executed.is_file():
+        return {}
+    try:
+        built = nbformat.read(executed, as_version=4)
+    except Exception:  # a half-written or foreign file: no values rather than wrong ones
+        return {}
+
+    def code(nb: nbformat.NotebookNode) -> list[str]:
+        return [cell.source.strip() for cell in nb.cells if cell.cell_type == "code"]
+
+    if code(built) != code(chapter.read()):
+        return {}
+    values: dict[str, dict[str, str]] = {}
+    for cell in built.cells:
+        for output in cell.get("outputs", []):
+            scrapbook = output.get("metadata", {}).get("scrapbook", {})
+            if "name" in scrapbook:  # myst-nb stores glued data under a prefixed MIME type
+                prefix = scrapbook.get("mime_prefix", "")
+                data = output.get("data", {}).items()
+                values[scrapbook["name"]] = {kind.removeprefix(prefix): _text(value) for kind, value in data}
+    return values
+
+
+def _text(data: object) -> str:
+    return "".join(data) if isinstance(data, list) else str(data)
+
+
+def plain(text: str, chapter: Chapter, glued: Glued) -> str:
+    """`text` (a markdown cell of `chapter`) with its directives, roles and links made plain."""
+    return _links(_roles(_directives(text, chapter, glued), chapter, glued), chapter)
+
+
+# ----- directives -----------------------------------------------------------------------------
+
+_ADMONITIONS = {
+    "note": "Note",
+    "warning": "Warning",
+    "tip": "Tip",
+    "important": "Important",
+    "hint": "Hint",
+    "caution": "Caution",
+    "attention": "Attention",
+    "danger": "Danger",
+    "error": "Error",
+    "seealso": "See also",
+}
+
+
+def _directives(text: str, chapter: Chapter, glued: Glued) -> str:
+    """Each top-level fenced directive rendered as plain Markdown; other fenced blocks kept as they are."""
+    lines = text.splitlines(keepends=True)
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        opening = _OPENING.match(lines[i].rstrip("\n"))
+        if not opening:
+            out.append(lines[i])
+            i += 1
+            continue
+        fence = opening["fence"]
+        close = next((j for j in range(i + 1, len(lines)) if _is_closing(lines[j], fence)), len(lines) - 1)
+        directive = _DIRECTIVE.match(opening["info"].strip())
+        if directive is None:
+            out.extend(lines[i : close + 1])
+        else:
+            options, body = _options_and_body(lines[i + 1 : close])
+            out.append(_directive(directive["name"], directive["arg"].strip(), options, body, chapter, glued))
+        i = close + 1
+    return "".join(out)
+
+
+def _directive(
+    name: str, arg: str, options: dict[str, str], body: str, chapter: Chapter, glued: Glued
+) -> str:
+    inner = _directives(body, chapter, glued).strip()
+    if name in _ADMONITIONS or name == "admonition":
+        title = arg if name == "admonition" else _ADMONITIONS[name]
+        quoted = "\n".join(f"> {line}".rstrip() for line in f"**{title}.** {inner}".splitlines())
+        return f"{quoted}\n"
+    if name == "tab-set":
+        return f"{inner}\n"
+    if name == "tab-item":
+        return f"**{arg}**\n\n{inner}\n\n"
+    if name == "literalinclude":
+        return _included(arg, options, chapter)
+    if name == "glue:figure":
+        caption = f": {inner}" if inner else ""
+        return f"*Figure, on [the chapter's page]({page_url(chapter)}){caption}*\n"
+    return f"*[A `{name}` block is here on the chapter's page]({page_url(chapter)}).*\n"
+
+
+def _included(arg: str, options: dict[str, str], chapter: Chapter) -> str:
+    """A literalinclude as a code block: the whole file, or the `:pyobject:` it names."""
+    path = (chapter.path.parent / arg).resolve()
+    language = options.get("language", "")
+    try:
+        source = path.read_text(encoding="utf-8")
+    except OSError:
+        return f"*On the chapter's page: the file `{arg}`.*\n"
+    if "pyobject" in options:
+        source = _pyobject(source, options["pyobject"]) or source
+    if "dedent" in options:
+        source = textwrap.dedent(source)
+    return f"```{language}\n{source.rstrip()}\n```\n"
+
+
+def _pyobject(source: str, dotted: str) -> str | None:
+    """The source of the class or function `dotted` (`Param.to_device`) in `source`, or None."""
+    body: list[ast.stmt] = ast.parse(source).body
+    found: ast.stmt | None = None
+    definitions = (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)
+    for part in dotted.split("."):
+        found = next((node for node in body if isinstance(node, definitions) and node.name == part), None)
+        if found is None:
+            return None
+        body = found.body
+    lines = source.splitlines()
+    start = min([found.lineno, *(d.lineno for d in getattr(found, "decorator_list", []))])
+    return "\n".join(lines[start - 1 : found.end_lineno])
+
+
+# ----- roles ----------------------------------------------------------------------------------
+
+_ROLE_OR_CODE = re.compile(
+    r"\{(?P<role>[a-z][\w:-]*)\}`(?P<content>[^`]*)`|(?P<code>(?P<ticks>`+).+?(?P=ticks))", re.S
+)
+_TITLED = re.compile(r"^(?P<title>.*?)\s*<(?P<target>[^<>]+)>$", re.S)
+
+
+def _roles(text: str, chapter: Chapter, glued: Glued) -> str:
+    """Each MyST role outside inline code replaced by its value or text."""
+
+    def render(match: re.Match[str]) -> str:
+        if match["code"] is not None:
+            return match["code"]
+        return _role(match["role"], match["content"], chapter, glued)
+
+    return _ROLE_OR_CODE.sub(render, text)
+
+
+def _role(role: str, content: str, chapter: Chapter, glued: Glued) -> str:
+    if role == "glue" or role.startswith("glue:"):
+        return _glued(role, content, chapter, glued)
+    if role in ("math", "m"):
+        return f"${content}$"
+    titled = _TITLED.match(content)
+    if titled:
+        return titled["title"]
+    if role in ("ref", "numref", "doc", "term", "any"):
+        return content.rsplit("/", 1)[-1].replace("-", " ")
+    return content
+
+
+def _glued(role: str, content: str, chapter: Chapter, glued: Glued) -> str:
+    """A glued value as the page shows it, or, without a current build, where to find it."""
+    name, _, spec = content.rpartition(":") if ":" in content else (content, "", "")
+    data = glued.get(name, {})
+    if "text/plain" not in data and "text/markdown" not in data:
+        return f"`{name}` ([on the page]({page_url(chapter)}))"
+    if role == "glue:md" and "text/markdown" in data:
+        return data["text/markdown"]
+    value = data.get("text/plain", "")
+    if role == "glue:text":  # as myst-nb pastes it: a string without its quotes, a number formatted
+        try:
+            return format_plain_text(value, spec)
+        except (ValueError, TypeError):
+            return value
+    return value
+
+
+# ----- links ----------------------------------------------------------------------------------
+
+_LINK = re.compile(r"(?P<open>\]\()(?P<target>[^)\s]+)(?P<close>\))")
+
+
+def _links(text: str, chapter: Chapter) -> str:
+    """Relative links to the book's pages made links to the served book: they work from any folder."""
+
+    def move(match: re.Match[str]) -> str:
+        target = match["target"]
+        if "://" in target or target.startswith(("mailto:", "/")):
+            return match[0]
+        path, _, anchor = target.partition("#")
+        resolved = (chapter.path.parent / path).resolve() if path else chapter.path.resolve()
+        try:
+            inside = resolved.relative_to(chapter.root.resolve())
+        except ValueError:
+            return match[0]  # outside the book: nothing on the site to point at
+        if inside.suffix in (".md", ".ipynb"):
+            inside = inside.with_suffix(".html")
+        url = f"{SITE}/{inside.as_posix()}" + (f"#{anchor}" if anchor else "")
+        return f"{match['open']}{url}{match['close']}"
+
+    return _LINK.sub(move, text)
