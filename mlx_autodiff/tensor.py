@@ -269,7 +269,8 @@ class Tensor:
             raise AutodiffMoveError(
                 "Cannot move between autodiff and non-autodiff instances. "
                 f"This tensor is on {self.device.name}; to get plain values on {device.name}, "
-                f"call `.inner()` first, or move to `{device.name}.autodiff()`."
+                f"call `.inner()` first (for a whole model: `model.valid()`), or move to "
+                f"`{device.name}.autodiff()`."
             )
         label = self.node.label
         detail = f"{self.device.name} to {device.name}"

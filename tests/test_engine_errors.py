@@ -154,7 +154,7 @@ def test_moving_an_autodiff_tensor_to_a_plain_device(move: Callable[[], object])
         move()
     message = str(caught.value)
     assert message.startswith("Cannot move between autodiff and non-autodiff instances.")
-    assert ".inner()" in message and "metal.autodiff()" in message
+    assert ".inner()" in message and "model.valid()" in message and "metal.autodiff()" in message
 
 
 # ----- AlreadyAutodiffError ----------------------------------------------------------------
