@@ -80,9 +80,9 @@ def snapshot_tabs(records: Sequence[RunRecord], group: str = "graphs") -> TabSet
         )
     tabs = []
     for record in records:
-        scenario = SCENARIOS.get(record.name)
-        explained = scenario is not None and scenario.explanation
-        explanation = f"<p>{inline_markdown(scenario.explanation)}</p>\n" if explained else ""
+        scenario = SCENARIOS.get(record.name)  # by name: a run outside SCENARIOS has no explanation
+        text = scenario.explanation if scenario is not None else ""
+        explanation = f"<p>{inline_markdown(text)}</p>\n" if text else ""
         steps = sorted({snap.step for snap in record.snapshots})
         step_tabs = TabSet(
             f"{group}-{record.name}",
