@@ -47,13 +47,19 @@ _BUILD_DEVICES: dict[str, Device] = {
 
 @dataclass(frozen=True)
 class Scenario:
-    """One way to get a model onto the GPU: build it, maybe read it, then relocate it."""
+    """One way to get a model onto the GPU: build it, maybe read it, then relocate it.
+
+    `explanation` says what the method does to the parameters and how the run
+    ends, in Markdown with `code` and links to chapters only; chapter 8 shows it
+    above the method's graphs (`tabs.snapshot_tabs`).
+    """
 
     name: str
     label: str
     built_on: BuiltOn
     read_first: bool
     moves: tuple[Move, ...]
+    explanation: str = ""
 
     def build(self) -> Module:
         """The model as the article's `main` hands it to `train`."""
@@ -96,15 +102,69 @@ def _scenarios(*entries: Scenario) -> dict[str, Scenario]:
 
 
 SCENARIOS: dict[str, Scenario] = _scenarios(
-    Scenario("direct", "built on the GPU", "metal.autodiff", False, ()),
-    Scenario("ad-to_device", "flex.autodiff -> to_device", "flex.autodiff", True, ("to_device",)),
-    Scenario("plain-to_device", "flex -> to_device", "flex", True, ("to_device",)),
-    Scenario("lazy-to_device", "lazy -> to_device", "flex.autodiff", False, ("to_device",)),
-    Scenario("ad-fork", "flex.autodiff -> fork", "flex.autodiff", True, ("fork",)),
-    Scenario("plain-fork", "flex -> fork", "flex", True, ("fork",)),
-    Scenario("plain-to_device-train", "flex -> to_device.train()", "flex", True, ("to_device", "train")),
+    Scenario(
+        "direct", "built on the GPU", "metal.autodiff", False, (),
+        explanation=(
+            "Built directly on `metal.autodiff` and never moved: both parameters are leaves "
+            "on the target from the start. Each optimizer step replaces them with fresh "
+            "leaves, so each forward pass builds a new graph."
+        ),
+    ),
+    Scenario(
+        "ad-to_device", "flex.autodiff -> to_device", "flex.autodiff", True, ("to_device",),
+        explanation=(
+            "Initialized on `flex.autodiff`, then `to_device`: the parameters are the "
+            "outputs of two `to_device` nodes. Step 0's backward consumes their steps and "
+            "leaves the gradients on the `flex` leaves; the optimizer gets none and hands "
+            "the model back untouched; step 1's backward reaches a consumed node and stops."
+        ),
+    ),
+    Scenario(
+        "plain-to_device", "flex -> to_device", "flex", True, ("to_device",),
+        explanation=(
+            "Initialized on plain `flex`, then `to_device`: the parameters stay plain, so "
+            "the whole forward pass is untracked, and backward refuses at step 0."
+        ),
+    ),
+    Scenario(
+        "lazy-to_device", "lazy -> to_device", "flex.autodiff", False, ("to_device",),
+        explanation=(
+            "Built on `flex.autodiff` but never read, then `to_device`: the move only "
+            "changed where the parameters will be built, and the first forward pass builds "
+            "them as leaves on `metal.autodiff`."
+        ),
+    ),
+    Scenario(
+        "ad-fork", "flex.autodiff -> fork", "flex.autodiff", True, ("fork",),
+        explanation=(
+            "Initialized on `flex.autodiff`, then `fork`: moved, detached, made to require "
+            "grad. The parameters are fresh leaves on `metal.autodiff`; the `to_device` "
+            "nodes that `fork` passed through are not in the model's graph at all."
+        ),
+    ),
+    Scenario(
+        "plain-fork", "flex -> fork", "flex", True, ("fork",),
+        explanation=(
+            "Initialized on plain `flex`, then `fork`: `fork` only asks for gradients if "
+            "the original did, and a plain tensor does not. Same end as plain-to_device."
+        ),
+    ),
+    Scenario(
+        "plain-to_device-train", "flex -> to_device.train()", "flex", True, ("to_device", "train"),
+        explanation=(
+            "Initialized on plain `flex`, moved with `to_device`, then `.train()`: `train` "
+            "wraps each plain tensor as an autodiff leaf and asks for gradients, because the "
+            "parameter's stored flag still says so after the move "
+            "([chapter 10](10-fixes.md) says what the article and Burn's source say about "
+            "that flag)."
+        ),
+    ),
 )
-"""The article's seven relocation methods, in the article's order."""
+"""The methods chapter 8 runs: the article's seven, in the article's order.
+
+A method added here is run, tabulated, plotted and drawn by chapter 8 as it is;
+its expected outcome belongs in the table the tests read (tests/article.py).
+"""
 
 EXTRA_SCENARIOS: dict[str, Scenario] = _scenarios(
     Scenario(
@@ -325,7 +385,7 @@ def run_isolated(name: str, steps: int = 5) -> RunRecord:
 
 
 def run_all(isolated: bool = False, steps: int = 5) -> list[RunRecord]:
-    """The article's seven, in order, in this process or one process each."""
+    """Every method of SCENARIOS, in order, in this process or one process each."""
     runner = run_isolated if isolated else run
     return [runner(name, steps) for name in SCENARIOS]
 

@@ -226,3 +226,31 @@ def test_search_finds_chapters(visit) -> None:
     chapters = set(toc_pages()) - {"book/index"}
     assert found & chapters, f"searching 'fork' found no chapter, only {sorted(found)}"
     assert not opened.console_errors(), f"search page: console errors {opened.console_errors()}"
+
+
+SHOWN_PANELS_JS = """(group) => [...document.querySelectorAll(`input[name="${group}"]`)]
+  .map(input => document.getElementById(input.id + '-content'))
+  .filter(panel => getComputedStyle(panel).display !== 'none').map(panel => panel.id)"""
+
+
+def test_chapter_8_tabs_work_with_the_keyboard_alone(visit) -> None:
+    """Tab reaches the methods, an arrow key shows the next one; Tab reaches its steps, an arrow the next."""
+    page = visit("book/08-seven-ways.html").page
+    page.get_by_text("Pick a method, then a step.").click()  # a place to start from, before the tabs
+    focused = ""
+    for _ in range(10):
+        page.keyboard.press("Tab")
+        focused = page.evaluate("() => document.activeElement.name || ''")
+        if focused:
+            break
+    assert focused == "graphs", f"Tab should reach the methods' tabs, it reached {focused!r}"
+    second = page.locator('input[name="graphs"]').nth(1).get_attribute("id")
+    page.keyboard.press("ArrowRight")
+    assert page.evaluate(SHOWN_PANELS_JS, "graphs") == [f"{second}-content"]
+    page.keyboard.press("Tab")
+    steps = "graphs-" + page.locator(f'label[for="{second}"]').inner_text().strip()
+    assert page.evaluate("() => document.activeElement.name") == steps, "Tab should reach that method's steps"
+    page.keyboard.press("ArrowRight")
+    assert page.evaluate(SHOWN_PANELS_JS, steps) == [f"{steps}-1-content"]
+    shown = page.locator(f"#{steps}-1-content svg").first
+    assert shown.bounding_box()["width"] > 0, "the chosen step's graph should show"

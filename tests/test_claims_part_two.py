@@ -6,18 +6,28 @@ so a change in the engine that breaks a claim fails here, not only in a reader's
 
 from __future__ import annotations
 
+import html
 import re
 
 import pytest
+from article import ARTICLE, EXPECTED, Expected
 from book_outputs import ROOT, book_build, executed, glued, stream_text  # noqa: F401 (fixture)
+
+from mlx_autodiff.scenarios import SCENARIOS
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("book_build")]
 
-SEVEN = ["direct", "ad-to_device", "plain-to_device", "lazy-to_device", "ad-fork", "plain-fork",
-         "plain-to_device-train"]
-TRAINS = ["direct", "lazy-to_device", "ad-fork", "plain-to_device-train"]
-FAILING = ["ad-to_device", "plain-to_device", "plain-fork"]
 PART_TWO = ["08", "09", "10", "11", "12", "13"]
+
+
+def training(table: dict[str, Expected]) -> list[str]:
+    """The methods of `table` that train, in its order."""
+    return [name for name, expected in table.items() if expected.outcome == "trains"]
+
+
+def raising(table: dict[str, Expected]) -> list[str]:
+    """The methods of `table` whose run ends with an error, in its order."""
+    return [name for name, expected in table.items() if expected.error is not None]
 
 # Burn 0.22.1's panic messages, as the article prints them (the engine's messages start with them).
 ARTICLE_TAPE_CONSUMED = re.compile(
@@ -34,45 +44,66 @@ def chapter_source(chapter: str) -> str:
     return path.read_text("utf8")
 
 
-def test_ch08_outcomes_of_the_seven():
+def test_ch08_each_method_ends_as_expected():
     values = glued("08")
-    for name in TRAINS:
-        assert values[f"seven_{name}_outcome"] == "trains", name
-        assert values[f"seven_{name}_grads"] == [2] * 5, name
-    assert values["seven_ad-to_device_outcome"] == "silent-then-crash"
-    assert values["seven_ad-to_device_grads"] == [0]
-    assert values["seven_error_ad"] == "TapeConsumedError"
-    for name in ["plain-to_device", "plain-fork"]:
-        assert values[f"seven_{name}_outcome"] == "crash-at-step-0", name
-        assert values[f"seven_{name}_steps"] == 0, name
-    assert values["seven_error_plain"] == "UntrackedBackwardError"
-    assert values["seven_trains_count"] == len(TRAINS)
+    for name, expected in EXPECTED.items():
+        assert values[f"seven_{name}_outcome"] == expected.outcome, name
+        assert values[f"seven_{name}_grads"] == list(expected.grads), name
+        assert values[f"seven_{name}_steps"] == len(expected.grads), name
+    assert values["seven_ad-to_device_grads"] == [0], "the quiet one collects no gradient at step 0"
+    assert values["seven_error_ad"] == EXPECTED["ad-to_device"].error.__name__ == "TapeConsumedError"
+    plain_errors = {EXPECTED[name].error.__name__ for name in ["plain-to_device", "plain-fork"]}
+    assert {values["seven_error_plain"]} == plain_errors == {"UntrackedBackwardError"}
+    assert values["seven_trains_count"] == len(training(EXPECTED))
+    assert values["seven_runs"] == len(EXPECTED)
 
 
 def test_ch08_isolated_runs_agree_and_only_a_fresh_process_says_node_3():
     values = glued("08")
-    assert values["seven_isolated_runs"] == len(SEVEN)
-    assert values["seven_isolated_same"] == len(SEVEN)
+    assert values["seven_isolated_runs"] == len(EXPECTED)
+    assert values["seven_isolated_same"] == len(EXPECTED)
     assert values["seven_node_isolated"] == "NodeId(3)"
     assert values["seven_node_inprocess"] != "NodeId(3)"
     assert "graph tape has already been consumed at NodeId(3)" in stream_text("08")
 
 
-def test_ch08_has_a_graph_for_every_snapshot_and_they_are_inline_svg():
-    values = glued("08")
-    graphs = [key for key in values if key.startswith("graph_")]
-    assert len(graphs) == values["graphs_total"]
-    expected = {"graph_ad-to_device_s1_after", "graph_plain-fork_s0_after", "graph_ad-fork_s4_after"}
-    assert expected <= set(graphs)
+def generated_tabs(chapter: str) -> str:
+    """The one HTML output of the chapter that holds sphinx-design tabs (the generated tab set)."""
+    outputs = [out for cell in executed(chapter).cells for out in cell.get("outputs", [])]
+    tabs = ["".join(out["data"]["text/html"]) for out in outputs
+            if 'class="sd-tab-set' in "".join(out.get("data", {}).get("text/html", ""))]
+    assert len(tabs) == 1, f"expected one output with the generated tabs, found {len(tabs)}"
+    return tabs[0]
+
+
+def test_ch08_shows_every_snapshot_in_a_tab_per_method_and_step():
+    """"Pick a method, then a step": a tab per method, a tab per step it reached, two graphs per step."""
+    values, tabs = glued("08"), generated_tabs("08")
+    label = re.compile(r'<label [^>]*class="sd-tab-label"[^>]*>([^<]*)</label>')
+    labels = [text.strip() for text in label.findall(tabs)]
+    methods = [label for label in labels if not label.startswith("step ")]
+    assert methods == list(EXPECTED)
+    per_method = re.split(r"(?m)^<label [^>]*>(?!step )", tabs)[1:]
+    for name, panel in zip(methods, per_method, strict=True):
+        expected = EXPECTED[name]
+        reached = len(expected.grads) + (expected.error_step is not None)
+        assert re.findall(r">(step \d+)</label>", panel) == [f"step {k}" for k in range(reached)], name
+    assert tabs.count("<figure") == values["graphs_total"] == 2 * sum(
+        len(e.grads) + (e.error_step is not None) for e in EXPECTED.values())
+    titles = html.unescape(tabs)
+    for title in ["ad-to_device: step 1, after backward", "plain-fork: step 0, after backward",
+                  "ad-fork: step 4, after backward"]:
+        assert f">{title}</text>" in titles, title
+    assert "Step 1, after backward: the error." in tabs
     outputs = [out for cell in executed("08").cells for out in cell.get("outputs", [])]
-    html = [out for out in outputs if "text/html" in out.get("data", {})]
-    assert any("<svg" in "".join(out["data"]["text/html"]) for out in html), "the curves should be inline SVG"
+    svg = [out for out in outputs if "<svg" in "".join(out.get("data", {}).get("text/html", ""))]
+    assert len(svg) >= 2, "the curves and the graphs should be inline SVG"
 
 
 def test_ch08_error_lines_are_the_articles_words():
     """"The text after it is the first line of its message, the panic message Burn 0.22.1 prints"."""
     first_lines = glued("08")["seven_burn_words"]
-    assert set(first_lines) == set(FAILING)
+    assert set(first_lines) == set(raising(EXPECTED))
     assert ARTICLE_TAPE_CONSUMED.fullmatch(first_lines["ad-to_device"]), first_lines["ad-to_device"]
     assert first_lines["plain-to_device"] == first_lines["plain-fork"] == ARTICLE_UNTRACKED
 
@@ -83,6 +114,10 @@ def test_ch08_the_unread_methods_start_from_other_weights():
     assert first["direct"] == first["lazy-to_device"]
     assert first["ad-to_device"] == first["ad-fork"] == first["plain-to_device-train"]
     assert first["direct"] != first["ad-fork"]
+    read_first = [name for name, scenario in SCENARIOS.items() if scenario.read_first]
+    assert glued("08")["seven_read_first"] == len(read_first)
+    assert len({first[name] for name in read_first if name in first}) == 1
+    assert len({loss for name, loss in first.items() if name not in read_first}) == 1
 
 
 def test_ch09_each_kind_of_tensor():
@@ -159,11 +194,11 @@ def test_ch11_inference_records_nothing_and_gradients_cross_devices():
 
 def test_ch12_guard_stops_each_failing_method_at_step_0_and_passes_the_others():
     values = glued("12")
-    assert values["guard_flagged"] == {name: "NotTrainableError" for name in FAILING}
+    assert values["guard_flagged"] == {name: "NotTrainableError" for name in raising(ARTICLE)}
     assert values["guard_caught"] == {"ad-to_device": "MissingGradientsError",
                                       "plain-to_device": "UntrackedBackwardError",
                                       "plain-fork": "UntrackedBackwardError"}
-    assert values["guard_passed"] == {name: [2] * 5 for name in TRAINS}
+    assert values["guard_passed"] == {name: [2] * 5 for name in training(ARTICLE)}
     failed = re.fullmatch(r"NodeId\((\d+)\)", values["guard_failed_node"])
     assert failed, values["guard_failed_node"]
     assert "parameter 'bias' is a `to_device` output" in stream_text("12")
@@ -203,6 +238,28 @@ def test_appendix_1_counts_lines_of_the_real_modules():
     sources = [ROOT / "mlx_autodiff" / f"{name}.py" for name in core]
     expected = sum(len(path.read_text("utf8").splitlines()) for path in sources)
     assert glued("a1")["tour_core_lines"] == expected
+
+
+def readme_map() -> list[list[str]]:
+    """The rows of README's "Map of the code" table, each a list of its cells."""
+    readme = (ROOT / "README.md").read_text("utf8")
+    section = readme.split("\n## Map of the code\n", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in section.splitlines() if line.startswith("|")][2:]
+    return [[cell.strip() for cell in line.strip("|").split("|")] for line in rows]
+
+
+def test_appendix_1_shows_readmes_map_with_each_modules_lines():
+    """One map: appendix 1 renders README's, adding the lines of each module as the build counts them."""
+    outputs = [out for cell in executed("a1").cells for out in cell.get("outputs", [])]
+    [table] = ["".join(out["data"]["text/markdown"]) for out in outputs
+               if "| lines |" in "".join(out.get("data", {}).get("text/markdown", ""))]
+    shown = [[cell.strip() for cell in line.strip("|").split("|")] for line in table.splitlines()[2:]]
+    assert [[module, *rest] for module, _, *rest in shown] == [
+        [module.replace("`mlx_autodiff/", "`"), *rest] for module, *rest in readme_map()]
+    for (module, *_), (_, counted, *_) in zip(readme_map(), shown, strict=True):
+        paths = [ROOT / path for path in re.findall(r"`([^`]+)`", module)]
+        files = [f for path in paths for f in (sorted(path.rglob("*.py")) if path.is_dir() else [path])]
+        assert int(counted) == sum(len(f.read_text("utf8").splitlines()) for f in files), module
 
 
 def test_appendix_1_each_burn_worded_error_starts_with_burns_words():

@@ -5,7 +5,7 @@ from __future__ import annotations
 import matplotlib
 import matplotlib.pyplot as plt
 import pytest
-from article import ARTICLE
+from article import EXPECTED
 from matplotlib.axes import Axes
 from matplotlib.collections import PathCollection
 from matplotlib.colors import to_rgb
@@ -65,7 +65,7 @@ def test_loss_curve_of_a_run_with_no_completed_step(records: dict[str, RunRecord
 def test_small_multiples_one_panel_per_method_coloured_by_outcome(records: dict[str, RunRecord]) -> None:
     seven = list(records.values())
     fig = small_multiples(seven)
-    assert len(fig.axes) == len(ARTICLE)
+    assert len(fig.axes) == len(EXPECTED)
     for ax, record in zip(fig.axes, seven, strict=True):
         assert ax.get_title() == record.label
         (line,) = ax.get_lines()
@@ -86,7 +86,7 @@ def test_small_multiples_legend_explains_the_colours(records: dict[str, RunRecor
     fig = small_multiples(list(records.values()))
     (legend,) = fig.legends
     words = [t.get_text() for t in legend.get_texts()]
-    outcomes = list(dict.fromkeys(expected.outcome for expected in ARTICLE.values()))
+    outcomes = list(dict.fromkeys(expected.outcome for expected in EXPECTED.values()))
     assert len(words) == len(outcomes) + 1  # the seven's outcomes and the error marker
     assert any(w.startswith("trains") for w in words)
     assert any("silent" in w for w in words)

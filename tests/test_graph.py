@@ -388,9 +388,22 @@ GOLDENS = {
 }
 
 
+# Each colour of the palette replaced by its own name before any picture module reads it: a
+# golden then says which meaning each colour shows (`color="MOVED"`), not its value, so changing a
+# colour is one line of palette.py, while drawing a node in another meaning's colour still fails.
+BY_MEANING = """import runpy, sys
+from mlx_autodiff import palette
+for name in [name for name in vars(palette) if name.isupper()]:
+    setattr(palette, name, name)
+sys.argv = sys.argv[1:]  # as if the file were run: its arguments follow it
+runpy.run_path(sys.argv[0], run_name="__main__")
+"""
+
+
 def fresh_dot(scenario: str, phase: str) -> str:
+    """One graph's DOT from a fresh process (node ids from 0), its colours named by meaning."""
     done = subprocess.run(
-        [sys.executable, str(Path(__file__).resolve()), scenario, phase],
+        [sys.executable, "-c", BY_MEANING, str(Path(__file__).resolve()), scenario, phase],
         capture_output=True,
         text=True,
         cwd=REPO,

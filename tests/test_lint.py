@@ -27,3 +27,18 @@ def test_colours_are_named_only_in_the_palette():
         if hex_colour.search(line)
     ]
     assert not found, "colours outside palette.py:\n" + "\n".join(found)
+
+
+def test_readmes_map_names_every_module_and_tool():
+    """README's "Map of the code" (appendix 1 renders it) is the one map: a new file needs its row."""
+    readme = (ROOT / "README.md").read_text(encoding="utf8")
+    section = readme.split("\n## Map of the code\n", 1)[1].split("\n## ", 1)[0]
+    first_cells = [line.split("|")[1] for line in section.splitlines() if line.startswith("| `")]
+    named = [ROOT / path for cell in first_cells for path in re.findall(r"`([^`]+)`", cell)]
+    absent = [path.relative_to(ROOT).as_posix() for path in named if not path.exists()]
+    assert not absent, f"README.md's map names files that do not exist: {', '.join(absent)}"
+    missing = [path.relative_to(ROOT).as_posix()
+               for folder in ("mlx_autodiff", "tools") for path in sorted((ROOT / folder).iterdir())
+               if path.suffix in {".py", ".sh"} and path.name != "__init__.py"
+               and not any(path == entry or entry in path.parents for entry in named)]
+    assert not missing, f"README.md's map of the code has no row for: {', '.join(missing)}"

@@ -1,4 +1,4 @@
-"""The seven relocation methods reproduce the article's table, in one process and one process each."""
+"""Each relocation method ends as tests/article.py expects, in one process and in one process each."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from article import ARTICLE
+from article import EXPECTED
 
 from mlx_autodiff import scenarios
 from mlx_autodiff.scenarios import (
@@ -40,8 +40,8 @@ def isolated_records() -> dict[str, RunRecord]:
     return {r.name: r for r in run_all(isolated=True)}
 
 
-def check_against_article(record: RunRecord) -> None:
-    expected = ARTICLE[record.name]
+def check_against_expected(record: RunRecord) -> None:
+    expected = EXPECTED[record.name]
     assert record.label == expected.label
     assert record.require_grad is expected.require_grad
     assert [s.grads for s in record.steps] == list(expected.grads)
@@ -54,21 +54,21 @@ def check_against_article(record: RunRecord) -> None:
     assert record.outcome == expected.outcome
 
 
-def test_the_seven_are_the_articles_in_its_order() -> None:
-    assert list(SCENARIOS) == list(ARTICLE)
-    assert {name: s.label for name, s in SCENARIOS.items()} == {n: e.label for n, e in ARTICLE.items()}
+def test_every_method_has_its_expected_outcome_in_order() -> None:
+    assert list(SCENARIOS) == list(EXPECTED), "add the method's expected outcome to tests/article.py"
+    assert {name: s.label for name, s in SCENARIOS.items()} == {n: e.label for n, e in EXPECTED.items()}
     assert not set(EXTRA_SCENARIOS) & set(SCENARIOS)
 
 
-@pytest.mark.parametrize("name", list(ARTICLE))
-def test_in_process_run_matches_the_article(records: dict[str, RunRecord], name: str) -> None:
-    check_against_article(records[name])
+@pytest.mark.parametrize("name", list(EXPECTED))
+def test_in_process_run_matches_its_expected_outcome(records: dict[str, RunRecord], name: str) -> None:
+    check_against_expected(records[name])
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("name", list(ARTICLE))
-def test_isolated_run_matches_the_article(isolated_records: dict[str, RunRecord], name: str) -> None:
-    check_against_article(isolated_records[name])
+@pytest.mark.parametrize("name", list(EXPECTED))
+def test_isolated_run_matches_its_expected_outcome(isolated_records: dict[str, RunRecord], name: str) -> None:
+    check_against_expected(isolated_records[name])
 
 
 @pytest.mark.slow
@@ -82,7 +82,7 @@ def test_isolated_tape_consumed_at_the_articles_node(isolated_records: dict[str,
 def test_isolated_losses_equal_in_process_ones(
     records: dict[str, RunRecord], isolated_records: dict[str, RunRecord]
 ) -> None:
-    for name in ARTICLE:
+    for name in EXPECTED:
         assert [s.loss for s in isolated_records[name].steps] == [s.loss for s in records[name].steps]
 
 
@@ -245,7 +245,7 @@ def test_cli_prints_every_method_and_a_summary(capsys: pytest.CaptureFixture[str
     assert main([]) == 0
     out = capsys.readouterr().out
     lines = out.splitlines()
-    for name, expected in ARTICLE.items():
+    for name, expected in EXPECTED.items():
         line = next(line for line in lines if line.startswith(expected.label + " "))
         assert f"require_grad {str(expected.require_grad).lower()}" in line
         assert [int(c) for c in re.findall(r" [0-9.]+\((\d+)\)", line)] == list(expected.grads)

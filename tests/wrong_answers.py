@@ -262,10 +262,7 @@ WRONG: dict[str, list[Answer]] = {
     ],
     "ex-07-sgd": [
         Answer(
-            "model = LinearConfig(4, 1).init(flex.autodiff())\n"
-            "for param in model.params():\n"
-            "    param.val()\n"
-            "start = model = model.fork(metal)\n"
+            "start = model = initialized(flex.autodiff()).fork(metal)\n"
             "optim = AdamConfig().init()\n"
             "losses, grad_counts = [], []\n"
             "for step in range(5):\n"
@@ -291,10 +288,7 @@ WRONG: dict[str, list[Answer]] = {
             "start must be an initialized flex.autodiff model forked to metal",
         ),
         Answer(
-            "model = LinearConfig(4, 1).init(flex.autodiff())\n"
-            "for param in model.params():\n"
-            "    param.val()\n"
-            "start = model = model.fork(metal)\n"
+            "start = model = initialized(flex.autodiff()).fork(metal)\n"
             "optim = SgdConfig().init()\n"
             "losses, grad_counts = [], []\n"
             "for step in range(5):\n"
