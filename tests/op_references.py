@@ -48,3 +48,14 @@ REFERENCES: dict[str, Reference] = {
     "rdiv_scalar": lambda xp, x, other: other / x,
     "rpow_scalar": lambda xp, x, other: other**x,
 }
+
+
+def reference(name: str) -> Reference:
+    """The reference of the registered op `name`, or an error that says where to write one."""
+    if name not in REFERENCES:
+        raise LookupError(
+            f"tensor.OPS registers an op named {name!r}, but tests/op_references.py has no reference "
+            f"for it: add `{name!r}: lambda xp, x, ...: ...` to REFERENCES (written once for MLX and "
+            "NumPy), so the op, property and semantics tests can check it."
+        )
+    return REFERENCES[name]
