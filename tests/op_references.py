@@ -50,7 +50,7 @@ REFERENCES: dict[str, Reference] = {
 }
 
 
-def reference(name: str) -> Reference:
+def reference_of(name: str) -> Reference:
     """The reference of the registered op `name`, or an error that says where to write one."""
     if name not in REFERENCES:
         raise LookupError(

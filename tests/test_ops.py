@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from op_references import REFERENCES, Reference, reference
+from op_references import REFERENCES, Reference, reference_of
 from strategies import Kind, Shape, arrays, broadcast_pairs, matmul_pairs, shapes
 
 from mlx_autodiff import Device, DomainError, Tensor
@@ -44,7 +44,7 @@ class Case:
 
     @property
     def ref(self) -> Reference:
-        return lambda xp, *xs: reference(self.spec.name)(xp, *xs, **self.kwargs)
+        return lambda xp, *xs: reference_of(self.spec.name)(xp, *xs, **self.kwargs)
 
     def __repr__(self) -> str:
         return self.label

@@ -23,7 +23,7 @@ import pytest
 from hypothesis import assume, event, given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
-from op_references import reference
+from op_references import reference_of
 from strategies import Shape, arrays, shapes
 
 from mlx_autodiff import (
@@ -81,7 +81,7 @@ def _registered(spec: OpSpec) -> Op:
     An input that must be positive gets `x * x + 1` first (the random values
     can be anything), so `log`, `div` and `k / x` stay defined.
     """
-    ref = reference(spec.name)
+    ref = reference_of(spec.name)
 
     def kwargs(arg: object) -> dict[str, object]:
         return {**spec.kwargs, **(arg if isinstance(arg, dict) else {})}
