@@ -19,6 +19,7 @@ from pathlib import Path
 
 import mlx.core as mx
 import pytest
+from book_outputs import book_build  # noqa: F401 (a fixture)
 
 from mlx_autodiff import (
     AdamConfig,
@@ -372,3 +373,34 @@ def stepper_json_in_a_fresh_process() -> str:
 @pytest.mark.slow
 def test_the_stepper_data_is_byte_identical_in_two_fresh_processes() -> None:
     assert stepper_json_in_a_fresh_process() == stepper_json_in_a_fresh_process()
+
+
+STEPPER_CHAPTERS = ["04-step-0", "05-step-1", "06-fork"]
+
+
+def stepper_outputs(notebook) -> list[str]:
+    """The JSON each stepper output of a notebook carries, as text."""
+    found = []
+    for cell in notebook.cells:
+        for output in cell.get("outputs", []):
+            page = "".join(output.get("data", {}).get("text/html", ""))
+            if 'class="stepper-data"' in page:
+                found.append(page.split('class="stepper-data">')[1].split("</script>")[0])
+    return found
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("book_build")
+@pytest.mark.parametrize("chapter", STEPPER_CHAPTERS)
+def test_a_second_execution_of_a_chapter_gives_byte_identical_stepper_data(chapter: str) -> None:
+    import jupytext
+    from book_outputs import executed
+    from nbclient import NotebookClient
+
+    source = REPO / "book" / f"{chapter}.md"
+    notebook = jupytext.read(source)
+    NotebookClient(notebook, timeout=300, kernel_name="python3",
+                   resources={"metadata": {"path": str(source.parent)}}).execute()
+    built = stepper_outputs(executed(chapter))
+    assert len(built) == 1, f"{chapter}: expected one stepper in the built notebook, found {len(built)}"
+    assert stepper_outputs(notebook) == built
