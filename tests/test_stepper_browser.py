@@ -21,19 +21,14 @@ import time
 from dataclasses import asdict
 
 import pytest
-import test_browser
 from book_outputs import ROOT, book_build, glued, stream_text  # noqa: F401 (book_build is a fixture)
-from test_browser import NARROW, OVERFLOW_JS, OVERFLOW_TOLERANCE_PX, SCREENSHOTS, WIDE
+from browser_pages import NARROW, OVERFLOW_JS, OVERFLOW_TOLERANCE_PX, SCREENSHOTS, WIDE
 
 from mlx_autodiff.node import node_name
 from mlx_autodiff.stepper import frames
 from mlx_autodiff.trace import BackwardTrace
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.usefixtures("book_build")]
-
-# test_browser's fixtures (the book served locally, system Chromium, `visit(path, width)`), shared:
-# pytest finds a module's fixtures by the names it holds them under.
-browser, server, visit = test_browser.browser, test_browser.server, test_browser.visit
 
 STEPPER_PAGES = ["book/04-step-0", "book/05-step-1", "book/06-fork"]
 TIMING = ROOT / "_build" / "stepper-timing.json"
