@@ -119,13 +119,7 @@ def backward(root: Node, seed: mx.array, gradients: Callable[[int], G]) -> G:
         _recording.append(trace := BackwardTrace(pass_number, root.id))
     root_step = _take_step(root, pass_number, trace)
     if root_step is None:
-        raise _failed(trace, root, MissingRootStepError(
-            f"Node should have a step registered, did you forget to call "
-            f"`Tensor::register_grad` on the tensor where you need gradients? "
-            f"({node_name(root.id)}, made by `{root.op}`, has no step left: an earlier "
-            f"backward pass #{root.consumed_in} consumed it. Call backward() once per "
-            f"forward pass; recompute the loss to run backward again.)"
-        ))
+        raise _failed(trace, root, MissingRootStepError(missing_root_step_message(root)))
 
     buckets: defaultdict[int, list[tuple[Node, Step]]] = defaultdict(list)
     visited = {root.id}
@@ -193,6 +187,17 @@ def _failed(trace: BackwardTrace | None, node: Node, error: Exception) -> Except
     if trace is not None:
         trace.failed(node, error)
     return error
+
+
+def missing_root_step_message(root: Node) -> str:
+    """The source snapshot's words, then which pass took the root's step and what to do."""
+    return (
+        f"Node should have a step registered, did you forget to call "
+        f"`Tensor::register_grad` on the tensor where you need gradients? "
+        f"({node_name(root.id)}, made by `{root.op}`, has no step left: an earlier "
+        f"backward pass #{root.consumed_in} consumed it. Call backward() once per "
+        f"forward pass; recompute the loss to run backward again.)"
+    )
 
 
 def tape_consumed_message(node: Node, pass_number: int) -> str:
