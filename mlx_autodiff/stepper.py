@@ -14,7 +14,7 @@ sees are tested against what the engine did; the script only shows them.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 from html import escape
 from typing import Any
@@ -112,7 +112,7 @@ def _sentence(trace: BackwardTrace, group: list[Event], steps_taken: int) -> str
         return _run(trace, node, first, group[1:])
     if isinstance(first, Landed):
         return (
-            f"The walk is over with {steps_taken} steps taken; now the steps run, each node after "
+            f"The walk is over with {_count(steps_taken, 'step')} taken; now the steps run, each node after "
             f"every node computed from it, starting with the seed gradient (ones, "
             f"{_shape(first.shape)} on {first.device}) on the root, {name(node)}."
         )
@@ -151,11 +151,15 @@ def _done(trace: BackwardTrace, kept: list[Landed]) -> str:
     return f"Done: {count} kept, on {where}."
 
 
+def _count(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
 def _shape(shape: tuple[int, ...]) -> str:
     return str(list(shape))
 
 
-def _and(parts: Any, last: str = " and ") -> str:
+def _and(parts: Iterable[str], last: str = " and ") -> str:
     items = list(parts)
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + last + items[-1]
 

@@ -404,3 +404,10 @@ def test_a_second_execution_of_a_chapter_gives_byte_identical_stepper_data(chapt
     built = stepper_outputs(executed(chapter))
     assert len(built) == 1, f"{chapter}: expected one stepper in the built notebook, found {len(built)}"
     assert stepper_outputs(notebook) == built
+
+
+def test_a_pass_from_a_leaf_is_one_step_and_says_so() -> None:
+    run = setup("fork")
+    trace, grads = recorded(run.model.bias.val())
+    assert [e.node for e in trace.kept()] == grads.node_ids() == [trace.root]
+    assert "with 1 step taken;" in frames(trace)[1].sentence
