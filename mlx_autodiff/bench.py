@@ -12,7 +12,9 @@ MLX device and starting from the same weights.
 Flags: `--markdown` prints a markdown table (for the README and the book's
 appendix), `--json PATH` also writes the results to a file, `--book` adds the
 book build timings (slow: it removes `_build` and builds twice), `--quick`
-runs fewer repeats (for tests).
+runs fewer repeats (for tests). Two rows read the last book build instead of
+measuring: its largest chapter page, and the stepper's frame change in
+Chromium as the browser tests last timed it.
 """
 
 from __future__ import annotations
@@ -331,6 +333,36 @@ def graph_rows(repeats: int) -> list[Row]:
     return rows
 
 
+# ----- the built book: page sizes and the stepper in Chromium (read from the last build) -------
+
+PAGE_LIMIT_BYTES = 1.5e6
+"""Issue 13: a chapter page stays under 1.5 MB of HTML."""
+FRAME_SECONDS = 1 / 60
+"""Issue 13: a stepper frame change fits in one frame at 60 Hz."""
+STEPPER_TIMING = ROOT / "_build" / "stepper-timing.json"
+"""Written by tests/test_stepper_browser.py, which times frame changes with performance.now()."""
+
+
+def built_book_rows() -> list[Row]:
+    """The largest chapter page of the last build, and the stepper's frame change as last timed."""
+    pages = sorted((ROOT / "_build" / "html" / "book").glob("[0-9][0-9]-*.html"))
+    if pages:
+        largest = max(pages, key=lambda page: page.stat().st_size)
+        name = f"Largest chapter page (HTML, of {len(pages)}): {largest.stem}"
+        size = Row(name, largest.stat().st_size, PAGE_LIMIT_BYTES, "1.5 MB", "B", 1.0)
+    else:
+        size = Row("Largest chapter page (HTML)", None, note="no built book: run `make build-book` first")
+    if STEPPER_TIMING.exists():
+        timing = json.loads(STEPPER_TIMING.read_text())
+        name = (f"Stepper frame change in Chromium {timing['chromium']} (median of {timing['frames']}, "
+                f"max {timing['max_ms']:.1f} ms; browser tests of {timing['measured']})")
+        frame = Row(name, timing["median_ms"] / 1e3, FRAME_SECONDS, "one frame at 60 Hz", target=1.0)
+    else:
+        frame = Row("Stepper frame change in Chromium", None,
+                    note="not timed yet: run `make test` (tests/test_stepper_browser.py times it)")
+    return [size, frame]
+
+
 def book_rows() -> list[Row]:
     """A clean book build (after removing _build), then an unchanged rebuild."""
     rows = []
@@ -403,6 +435,7 @@ def run(quick: bool = False, book: bool = False) -> tuple[list[Row], dict[str, s
     rows += training_rows(WORKLOADS[0], scale, loss_first=True)
     rows += memory_rows(100, 1_000 if quick else 10_000)
     rows += graph_rows(3 if quick else 10)
+    rows += built_book_rows()  # before book_rows, which removes _build
     if book:
         rows += book_rows()
     return rows, machine()

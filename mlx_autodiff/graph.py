@@ -9,7 +9,8 @@ each:
 2. `graph_layout.lay_out`: for a graph too big to draw, which boxes to fold
    and which to cut;
 3. `graph_dot.dot_text`: the DOT text, with styles, labels, tooltips and the
-   legend.
+   legend, and ids on every box from a hash of the drawing (so a page script
+   can find a node's box), plus a one-sentence `description` for screen readers.
 
 The DOT text is written at once, so a later backward pass cannot change the
 picture; node names come from node ids (`n3`) and everything is emitted in id
@@ -23,7 +24,7 @@ from collections.abc import Mapping
 
 from .flowchart import flowchart
 from .graph_data import collect
-from .graph_dot import dot_text
+from .graph_dot import description, dot_text, graph_id_of
 from .graph_layout import MAX_NODES, lay_out
 from .module import Module
 from .render import Graph, RendererNotFoundError
@@ -49,4 +50,7 @@ def snapshot(
     are not drawn), and nothing is consumed.
     """
     data = collect(module, tensors, grads, error)
-    return Graph(title, dot_text(title, lay_out(data, max_nodes), data.marks))
+    layout = lay_out(data, max_nodes)
+    graph_id = graph_id_of(dot_text(title, layout, data.marks))  # the drawing without ids, hashed
+    dot = dot_text(title, layout, data.marks, graph_id)
+    return Graph(title, dot, description(layout, data.marks), graph_id)

@@ -13,10 +13,16 @@ What a reader should see:
 
 Every graph carries its legend. Colours come from `palette`; everything is
 written in creation order, so the same graph always gives the same text.
+
+Every box, cluster, note and the legend carries an `id`, which the SVG keeps:
+`<graph id>-<key>` (`g3f2a9c1b-n3` for NodeId(3)), where the graph id is a hash
+of the drawing without ids. Several graphs on one page therefore never share an
+id (unless they are the same drawing), and a script can find a node's box.
 """
 
 from __future__ import annotations
 
+import hashlib
 import textwrap
 from collections import Counter
 from collections.abc import Iterable
@@ -70,31 +76,93 @@ CONSUMED_FILL: dict[Kind, str] = {
 """A kind's faded fill once a backward pass consumed the node's step (a leaf's never is)."""
 
 
-def dot_text(title: str, layout: Layout, marks: Marks) -> str:
-    """The whole drawing: devices as clusters, boxes, edges, a summary of what was cut, note, legend."""
+def dot_text(title: str, layout: Layout, marks: Marks, graph_id: str | None = None) -> str:
+    """The whole drawing: devices as clusters, boxes, edges, a summary of what was cut, note, legend.
+
+    With a `graph_id`, every box, cluster, note and the legend gets an `id`; without, none does.
+    """
     lines = [
         "digraph autodiff {",
-        "  graph " + attributes(_graph_attributes(title, marks)) + ";",
+        "  graph " + attributes(_with_id(_graph_attributes(title, marks), graph_id, "graph")) + ";",
         "  node " + attributes({"fontname": FONT, "fontsize": 11, "margin": "0.14,0.06"}) + ";",
         "  edge " + attributes({"color": palette.EDGE, "arrowsize": 0.7}) + ";",
     ]
     items = layout.items
     for device in _devices(items):
         members = [item for item in items if item.device is not None and item.device.kind == device.kind]
-        lines.append(f"  subgraph cluster_{device.kind} {{")
-        lines.append("    graph " + attributes(_cluster_attributes(device)) + ";")
-        lines += _cluster_body(device.kind, members, marks)
+        lines += _subgraph(f"cluster_{device.kind}", _cluster_attributes(device), graph_id, "  ")
+        lines += _cluster_body(device.kind, members, marks, graph_id)
         lines.append("  }")
-    lines += [_statement(item, marks, "  ") for item in items if item.device is None]
+    lines += [_statement(item, marks, "  ", graph_id) for item in items if item.device is None]
     kept_keys = layout.kept_keys
     lines += _edges(items, layout.parents, kept_keys)
     if layout.hidden:
-        lines += _summary(layout.hidden, layout.parents, kept_keys)
+        lines += _summary(layout.hidden, layout.parents, kept_keys, graph_id)
     if marks.error is not None and marks.note_on in kept_keys:
-        lines += _note(marks)
-    lines += _legend(items, marks)
+        lines += _note(marks, graph_id)
+    lines += _legend(items, marks, graph_id)
     lines.append("}")
     return "\n".join(lines) + "\n"
+
+
+def graph_id_of(dot: str) -> str:
+    """A drawing's id: a hash of its DOT text written without ids (the same drawing, the same id)."""
+    return "g" + hashlib.sha256(dot.encode()).hexdigest()[:10]
+
+
+def element_id(graph_id: str, key: str) -> str:
+    """The `id` of a box (or cluster, note, legend) in the SVG: `g3f2a9c1b-n3`."""
+    return f"{graph_id}-{key}"
+
+
+def _with_id(attrs: Attributes, graph_id: str | None, key: str) -> Attributes:
+    """`attrs` with the element's id first; without a graph id, unchanged."""
+    return attrs if graph_id is None else {"id": element_id(graph_id, key)} | attrs
+
+
+KIND_WORDS: dict[Kind, str] = {
+    "leaf": "leaf",
+    "op": "op output",
+    "to_device": "to_device output",
+    "untracked": "untracked node",
+    "plain": "plain tensor",
+}
+"""Each kind of box in the words of a description: `2 leaves, 6 op outputs`."""
+
+
+def description(layout: Layout, marks: Marks) -> str:
+    """What the picture shows, in one sentence, for a reader who cannot see it (its aria-label)."""
+    boxes = [box for item in layout.items for box in boxes_of(item)]
+    kinds = Counter(box.kind for box in boxes)
+    counted = [_count(kinds[kind], words) for kind, words in KIND_WORDS.items() if kinds[kind]]
+    where = " and ".join(device.kind for device in _devices(layout.items))
+    parts = [f"A graph of {len(boxes)} nodes on {where or 'no device'}: " + ", ".join(counted)]
+    consumed = sum(box.consumed for box in boxes)
+    if consumed:
+        parts.append(f"{_count(consumed, 'step')} consumed")
+    landed = [box for box in boxes if marks.landed(box.node)]
+    if marks.grads is not None:
+        on = ", ".join(f"{_named(box)} on {marks.grads.device_of(box.node.id).name}"
+                       for box in landed if box.node is not None)
+        parts.append(f"gradients on {on}" if on else "no gradient landed")
+    if marks.failed is not None:
+        parts.append(f"backward failed at {node_name(marks.failed)}")
+    elif marks.error is not None:
+        parts.append(f"it ended with {type(marks.error).__name__}")
+    if layout.hidden:
+        parts.append(f"{len([b for item in layout.hidden for b in boxes_of(item)])} more nodes not drawn")
+    return "; ".join(parts) + "."
+
+
+def _count(n: int, word: str) -> str:
+    plural = word[:-1] + "ves" if word.endswith("f") else word + "s"
+    return f"{n} {word if n == 1 else plural}"
+
+
+def _named(box: Box) -> str:
+    assert box.node is not None
+    label = box.names[0] if box.names else box.node.label
+    return node_name(box.node.id) + (f" '{label}'" if label else "")
 
 
 # ----- devices and submodules ------------------------------------------------------------
@@ -106,19 +174,26 @@ def _devices(items: list[Drawn]) -> list[Device]:
     return [first[kind] for kind in ("flex", "metal") if kind in first]
 
 
-def _cluster_body(kind: str, members: list[Drawn], marks: Marks) -> list[str]:
+def _cluster_body(kind: str, members: list[Drawn], marks: Marks, graph_id: str | None) -> list[str]:
     """A device's boxes; each submodule's parameters in a box of their own, in first-seen order.
 
     A folded submodule's ops stay beside that box, not in it: the next layer's
     box would otherwise share a rank with it, and the layers would step sideways.
     """
-    lines = [_statement(item, marks, "    ") for item in members if not _held_by(item)]
+    lines = [_statement(item, marks, "    ", graph_id) for item in members if not _held_by(item)]
     for submodule in dict.fromkeys(_held_by(item) for item in members if _held_by(item)):
-        lines.append(f"    subgraph cluster_{kind}_{submodule_key(submodule)} {{")
-        lines.append("      graph " + attributes(_submodule_attributes(submodule)) + ";")
-        lines += [_statement(item, marks, "      ") for item in members if _held_by(item) == submodule]
+        cluster = f"cluster_{kind}_{submodule_key(submodule)}"
+        lines += _subgraph(cluster, _submodule_attributes(submodule), graph_id, "    ")
+        held = [item for item in members if _held_by(item) == submodule]
+        lines += [_statement(item, marks, "      ", graph_id) for item in held]
         lines.append("    }")
     return lines
+
+
+def _subgraph(cluster: str, attrs: Attributes, graph_id: str | None, indent: str) -> list[str]:
+    """A cluster's opening lines: `subgraph cluster_flex {` and its attributes."""
+    graph = attributes(_with_id(attrs, graph_id, cluster))
+    return [f"{indent}subgraph {cluster} {{", f"{indent}  graph {graph};"]
 
 
 def _held_by(item: Drawn) -> str | None:
@@ -126,9 +201,9 @@ def _held_by(item: Drawn) -> str | None:
     return item.submodule if isinstance(item, Box) else None
 
 
-def _statement(item: Drawn, marks: Marks, indent: str) -> str:
+def _statement(item: Drawn, marks: Marks, indent: str, graph_id: str | None) -> str:
     attrs = _box_attributes(item, marks) if isinstance(item, Box) else _fold_attributes(item)
-    return f"{indent}{item.key} " + attributes(attrs) + ";"
+    return f"{indent}{item.key} " + attributes(_with_id(attrs, graph_id, item.key)) + ";"
 
 
 def _graph_attributes(title: str, marks: Marks) -> Attributes:
@@ -321,12 +396,14 @@ def _all_consumed(item: Drawn) -> bool:
     return all(box.consumed for box in boxes_of(item))
 
 
-def _summary(hidden: list[Drawn], parents: dict[str, list[str]], kept_keys: set[str]) -> list[str]:
+def _summary(
+    hidden: list[Drawn], parents: dict[str, list[str]], kept_keys: set[str], graph_id: str | None
+) -> list[str]:
     """One box standing for every node left out, wired to the kept nodes it touches."""
     boxes = [box for item in hidden for box in boxes_of(item)]
     label = f"... {len(boxes)} more nodes\n" + "\n".join(textwrap.wrap(_op_counts(boxes), 40))
-    summary = {"shape": "box", "style": "dashed", "color": palette.CONSUMED, "label": label}
-    lines = ["  more " + attributes(summary) + ";"]
+    summary: Attributes = {"shape": "box", "style": "dashed", "color": palette.CONSUMED, "label": label}
+    lines = ["  more " + attributes(_with_id(summary, graph_id, "more")) + ";"]
     hidden_keys = {item.key for item in hidden}
     into = {key for key in kept_keys if any(up in hidden_keys for up in parents[key])}
     out_of = {up for key in hidden_keys for up in parents[key] if up in kept_keys}
@@ -354,9 +431,9 @@ def _wrapped(lines: list[str], newline: str) -> str:
     return newline.join(html(line) for line in lines)
 
 
-def _note(marks: Marks) -> list[str]:
+def _note(marks: Marks, graph_id: str | None) -> list[str]:
     assert marks.error is not None
-    attrs = {
+    attrs: Attributes = {
         "shape": "note",
         "style": "filled",
         "fillcolor": palette.ERROR_NOTE_FILL,
@@ -367,13 +444,16 @@ def _note(marks: Marks) -> list[str]:
         "tooltip": str(marks.error),
     }
     edge = {"style": "dashed", "color": palette.FAILED, "arrowhead": "none"}
-    return ["  error " + attributes(attrs) + ";", f"  error -> {marks.note_on} " + attributes(edge) + ";"]
+    return [
+        "  error " + attributes(_with_id(attrs, graph_id, "error")) + ";",
+        f"  error -> {marks.note_on} " + attributes(edge) + ";",
+    ]
 
 
 # ----- the legend ------------------------------------------------------------------------
 
 
-def _legend(items: list[Drawn], marks: Marks) -> list[str]:
+def _legend(items: list[Drawn], marks: Marks, graph_id: str | None) -> list[str]:
     """The key, in every graph: each colour and shape, plus the markings this graph uses."""
     kinds: list[tuple[Kind, str]] = [
         ("leaf", "leaf parameter (Grad): keeps its gradient"),
@@ -408,8 +488,9 @@ def _legend(items: list[Drawn], marks: Marks) -> list[str]:
         f'<table border="0" cellborder="1" cellspacing="2" cellpadding="3" color="{palette.LEGEND_BORDER}">'
         '<tr><td colspan="2" border="0"><b>Legend</b></td></tr>' + "".join(rows) + "</table>"
     )
-    attrs = {"shape": "plaintext", "fontsize": 9, "label": Html(table), "tooltip": "What the colours mean"}
-    return ["  legend " + attributes(attrs) + ";"]
+    attrs: Attributes = {"shape": "plaintext", "fontsize": 9, "label": Html(table)}
+    attrs["tooltip"] = "What the colours mean"
+    return ["  legend " + attributes(_with_id(attrs, graph_id, "legend")) + ";"]
 
 
 def _legend_row(swatch: str, words: str) -> str:

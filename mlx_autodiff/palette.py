@@ -51,6 +51,9 @@ UNCLAIMED_GRADIENT = "#e65100"
 NO_GRADIENT = "#c62828"
 """A parameter that got no gradient."""
 
+CURRENT_STEP = "#6a1b9a"
+"""The backward stepper's current node: the box the player's sentence is about."""
+
 FAILED = "#c62828"
 """Where backward stopped: the failed node's border, the error note's border and edge, the error title."""
 ERROR_NOTE_FILL = "#ffebee"

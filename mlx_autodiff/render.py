@@ -11,6 +11,10 @@ inside the drawing (https://github.com/jupyter-book/jupyter-book/issues/855;
 written for jupyter-book 1.0.4 with myst-nb 1.4.0, both pinned in
 requirements.txt). tests/test_upstream.py fails once an SVG output is shown
 inline, so `_repr_html_` could become `_repr_svg_`.
+
+The inline SVG carries its text alternative: a `<title>` (the graph's title)
+and an `aria-label` (title and a one-line description of what it shows), with
+`role="img"`, or `role="figure"` when it holds links a reader can follow.
 """
 
 from __future__ import annotations
@@ -19,6 +23,7 @@ import re
 import shutil
 import subprocess
 import sys
+from html import escape
 from pathlib import Path
 
 from .errors import AutodiffError
@@ -42,12 +47,16 @@ class Graph:
     """A picture of a graph: its title, its DOT text, and its SVG on demand.
 
     The DOT text is fixed when the Graph is made; `svg()` renders it once and
-    keeps the result.
+    keeps the result. `description` says in one sentence what it shows (for
+    screen readers); `graph_id` is the prefix of its elements' ids, where the
+    DOT gives them (`graph_dot.element_id`).
     """
 
-    def __init__(self, title: str, dot: str) -> None:
+    def __init__(self, title: str, dot: str, description: str = "", graph_id: str | None = None) -> None:
         self.title = title
         self.dot = dot
+        self.description = description
+        self.graph_id = graph_id
         self._svg: str | None = None
 
     def svg(self) -> str:
@@ -58,7 +67,7 @@ class Graph:
 
     def _repr_html_(self) -> str:
         """Jupyter's display hook: the SVG inline, so links and tooltips keep working."""
-        return inline_svg(self.svg())
+        return inline_svg(self.svg(), self.title, self.description)
 
     def __repr__(self) -> str:
         return f"<Graph {self.title!r}: {self.dot.count(' [')} statements of DOT>"
@@ -95,11 +104,22 @@ def render_svg(dot: str) -> str:
     return re.sub(r'font-family="[^"]*"', f'font-family="{BROWSER_FONTS}"', done.stdout)
 
 
-def inline_svg(svg: str) -> str:
-    """The `<svg>` element alone, scaled down to fit narrow pages, ready to embed in HTML."""
+def inline_svg(svg: str, title: str = "", description: str = "") -> str:
+    """The `<svg>` element alone, scaled down to fit narrow pages, named for screen readers.
+
+    `role="img"` makes assistive technology read the label instead of every box;
+    a drawing with links (the flowchart) is a `figure`, whose links stay reachable.
+    """
     start = svg.find("<svg")
     element = svg[start:].strip()
-    return element.replace("<svg", '<svg style="max-width:100%;height:auto"', 1)
+    role = "figure" if "xlink:href=" in element else "img"
+    label = ": ".join(part for part in (title, description) if part)
+    named = f' role="{role}" aria-label="{escape(label)}"' if label else ""
+    element = element.replace("<svg", f'<svg style="max-width:100%;height:auto"{named}', 1)
+    if title:  # the first child of <svg>, where an SVG's own title belongs
+        opening = element.index(">") + 1
+        element = f"{element[:opening]}\n<title>{escape(title, quote=False)}</title>{element[opening:]}"
+    return element
 
 
 def quote(text: str) -> str:

@@ -270,7 +270,7 @@ class RunRecord:
         return line
 
     def to_json(self) -> str:
-        """One line of JSON; graphs travel as their title and DOT text."""
+        """One line of JSON; graphs travel as their title, DOT text and description."""
         return json.dumps(
             {
                 "name": self.name,
@@ -280,7 +280,8 @@ class RunRecord:
                 "steps": [vars(s) for s in self.steps],
                 "error": None if self.error is None else vars(self.error),
                 "snapshots": [
-                    {"step": s.step, "phase": s.phase, "title": s.graph.title, "dot": s.graph.dot}
+                    {"step": s.step, "phase": s.phase, "title": s.graph.title, "dot": s.graph.dot,
+                     "description": s.graph.description}
                     for s in self.snapshots
                 ],
             }
@@ -297,7 +298,8 @@ class RunRecord:
             steps=[StepRecord(**s) for s in data["steps"]],
             error=None if data["error"] is None else RunError(**data["error"]),
             snapshots=[
-                Snapshot(s["step"], s["phase"], Graph(s["title"], s["dot"])) for s in data["snapshots"]
+                Snapshot(s["step"], s["phase"], Graph(s["title"], s["dot"], s["description"]))
+                for s in data["snapshots"]
             ],
         )
 

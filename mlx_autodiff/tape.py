@@ -9,13 +9,18 @@ step as it goes: that removal is what "consumed" means. A leaf found without
 its step is fine (its step was a no-op; its gradient is kept). A non-leaf found
 without its step means an earlier backward already sent its gradient on, so
 this one cannot: Burn 0.22.1 panics there, and so does this engine.
+
+Inside a `record_backward()` block, each pass also fills a `trace.BackwardTrace`
+as it goes (the book's stepper replays it); outside one, `trace` is None and
+each place that would record costs one `is None` check.
 """
 
 from __future__ import annotations
 
 import itertools
 from collections import defaultdict
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import TypeVar
 
 import mlx.core as mx
@@ -23,8 +28,12 @@ import mlx.core as mx
 from .device import Device
 from .errors import MissingRootStepError, TapeConsumedError
 from .node import Node, Requirement, Step, node_name
+from .trace import BackwardTrace
 
 _backward_passes = itertools.count(1)
+
+_recording: list[BackwardTrace] | None = None
+"""Where the open `record_backward()` block collects traces; None when no block is open."""
 
 
 class Gradients:
@@ -83,6 +92,21 @@ class Gradients:
 G = TypeVar("G", bound=Gradients)
 
 
+@contextmanager
+def record_backward() -> Iterator[list[BackwardTrace]]:
+    """Record every backward pass run inside the block, event by event, into the list it yields.
+
+    A pass that raises is recorded up to its failure. Blocks nest: the inner
+    one collects while it is open.
+    """
+    global _recording
+    outer, _recording = _recording, []
+    try:
+        yield _recording
+    finally:
+        _recording = outer
+
+
 def backward(root: Node, seed: mx.array, gradients: Callable[[int], G]) -> G:
     """Run one backward pass from `root`, seeded with `seed` (ones, as Burn does).
 
@@ -90,15 +114,12 @@ def backward(root: Node, seed: mx.array, gradients: Callable[[int], G]) -> G:
     caller gets lookups by tensor without this module knowing tensors.
     """
     pass_number = next(_backward_passes)
-    root_step = _take_step(root, pass_number)
+    trace = None
+    if _recording is not None:
+        _recording.append(trace := BackwardTrace(pass_number, root.id))
+    root_step = _take_step(root, pass_number, trace)
     if root_step is None:
-        raise MissingRootStepError(
-            f"Node should have a step registered, did you forget to call "
-            f"`Tensor::register_grad` on the tensor where you need gradients? "
-            f"({node_name(root.id)}, made by `{root.op}`, has no step left: an earlier "
-            f"backward pass #{root.consumed_in} consumed it. Call backward() once per "
-            f"forward pass; recompute the loss to run backward again.)"
-        )
+        raise _failed(trace, root, MissingRootStepError(missing_root_step_message(root)))
 
     buckets: defaultdict[int, list[tuple[Node, Step]]] = defaultdict(list)
     visited = {root.id}
@@ -110,35 +131,45 @@ def backward(root: Node, seed: mx.array, gradients: Callable[[int], G]) -> G:
             if parent.id not in visited:
                 visited.add(parent.id)
                 stack.append(parent)
+                if trace is not None:
+                    trace.pushed(parent, stack)
 
     visit(root, root_step)
     while stack:
         node = stack.pop()
-        step = _take_step(node, pass_number)
+        if trace is not None:
+            trace.popped(node, stack)
+        step = _take_step(node, pass_number, trace)
         if step is None:
             if node.requirement is Requirement.GRAD:
                 continue  # a leaf's step is a no-op; its gradient is simply kept
-            raise TapeConsumedError(tape_consumed_message(node, pass_number), node)
+            raise _failed(trace, node, TapeConsumedError(tape_consumed_message(node, pass_number), node))
         visit(node, step)
 
     grads = gradients(pass_number)
     grads.register(root, seed)
+    if trace is not None:
+        trace.landed(root, None, seed)
     for order in sorted(buckets, reverse=True):
         for node, step in buckets[order]:
-            _run_step(node, step, grads)
+            _run_step(node, step, grads, trace)
     return grads
 
 
-def _take_step(node: Node, pass_number: int) -> Step | None:
+def _take_step(node: Node, pass_number: int, trace: BackwardTrace | None) -> Step | None:
     """Remove the node's step from the tape (consume it) and return it."""
     step = node.step
     if step is not None:
         node.step = None
         node.consumed_in = pass_number
+    if trace is not None:
+        trace.took(node, found=step is not None)
     return step
 
 
-def _run_step(node: Node, step: Step, grads: Gradients) -> None:
+def _run_step(node: Node, step: Step, grads: Gradients, trace: BackwardTrace | None) -> None:
+    if trace is not None:
+        trace.ran(node, no_op=step.backward is None)
     if step.backward is None:
         return
     grad = grads.consume(node)
@@ -147,6 +178,26 @@ def _run_step(node: Node, step: Step, grads: Gradients) -> None:
     for parent, parent_grad in zip(node.parents, parent_grads, strict=True):
         if parent_grad is not None:
             grads.register(parent, parent_grad)
+            if trace is not None:
+                trace.landed(parent, node, parent_grad)
+
+
+def _failed(trace: BackwardTrace | None, node: Node, error: Exception) -> Exception:
+    """The error to raise, noted in the trace first when the pass is recorded."""
+    if trace is not None:
+        trace.failed(node, error)
+    return error
+
+
+def missing_root_step_message(root: Node) -> str:
+    """The source snapshot's words, then which pass took the root's step and what to do."""
+    return (
+        f"Node should have a step registered, did you forget to call "
+        f"`Tensor::register_grad` on the tensor where you need gradients? "
+        f"({node_name(root.id)}, made by `{root.op}`, has no step left: an earlier "
+        f"backward pass #{root.consumed_in} consumed it. Call backward() once per "
+        f"forward pass; recompute the loss to run backward again.)"
+    )
 
 
 def tape_consumed_message(node: Node, pass_number: int) -> str:

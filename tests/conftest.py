@@ -6,6 +6,7 @@ import os
 from collections.abc import Iterator
 
 import pytest
+from browser_pages import browser, server, visit  # noqa: F401 (the browser tests' fixtures, shared)
 from hypothesis import settings
 
 from mlx_autodiff import device as device_module

@@ -9,30 +9,14 @@ look at: `<name>.png` (wide) and `<name>-narrow.png`.
 
 from __future__ import annotations
 
-import functools
 import re
-import threading
-from collections.abc import Iterator
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urljoin, urlsplit
 
 import pytest
-from book_outputs import HTML, ROOT, book_build, toc_pages  # noqa: F401 (book_build is a fixture)
-from browsers import ChromiumNotFound, find_chromium, skip_reason
+from book_outputs import ROOT, book_build, toc_pages  # noqa: F401 (book_build is a fixture)
+from browser_pages import NARROW, OVERFLOW_JS, OVERFLOW_TOLERANCE_PX, WIDE
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.usefixtures("book_build")]
-
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-SCREENSHOTS = ROOT / "_build" / "screenshots"
-WIDE, NARROW, HEIGHT = 1280, 390, 900
-OVERFLOW_TOLERANCE_PX = 2
-# Console errors that come from the book's toolchain, not its pages, each with its reason.
-KNOWN_TOOLCHAIN_ERRORS = {
-    # sphinx-thebe 0.3.1 under Sphinx 7.4 writes its inline `const THEBE_JS_URL = ...` script twice
-    # into every page; the second declaration throws. Thebe (live code) is not used by this book.
-    "Identifier 'THEBE_JS_URL' has already been declared",
-}
 
 # Measured in the page: figures that should show but have no size, or images that did not load.
 # Closed dropdowns are opened first; content hidden on purpose (a closed toggle, `hidden`, a tab not
@@ -53,104 +37,6 @@ HIDDEN_FIGURES_JS = """() => {
     return [`${name} is ${box.width}x${box.height} px` + (unloaded ? ', not loaded' : '')];
   });
 }"""
-# The page's width against the viewport, and the outermost article elements sticking out of it
-# (ignoring those inside a box that scrolls or clips them, such as code blocks).
-OVERFLOW_JS = """(tolerance) => {
-  const limit = window.innerWidth + tolerance;
-  const contained = el => {
-    for (let box = el.parentElement; box && box !== document.body; box = box.parentElement)
-      if (getComputedStyle(box).overflowX !== 'visible') return true;
-    return false;
-  };
-  const article = document.querySelector('article.bd-article') || document.body;
-  const wide = [...article.querySelectorAll('*')]
-    .filter(el => el.getBoundingClientRect().right > limit && !contained(el));
-  const outermost = wide.filter(el => !wide.includes(el.parentElement));
-  return {
-    scrollWidth: document.documentElement.scrollWidth, viewport: window.innerWidth,
-    culprits: outermost.slice(0, 5).map(el =>
-      `<${el.tagName.toLowerCase()} class="${el.getAttribute('class') || ''}">` +
-      `${el.textContent.trim().slice(0, 60)}... ${Math.round(el.getBoundingClientRect().width)} px wide`),
-  };
-}"""
-
-
-class QuietHandler(SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 (the base class's name)
-        """Keep the test output free of one line per request."""
-
-
-@pytest.fixture(scope="session")
-def server() -> Iterator[str]:
-    """The built book over HTTP on a free local port, like `make serve`: search needs http://."""
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(QuietHandler, directory=str(HTML)))
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}/"
-    httpd.shutdown()
-    thread.join()
-
-
-@pytest.fixture(scope="session")
-def browser() -> Iterator[object]:
-    """System Chromium (tests/browsers.py finds it) driven by Playwright; each `new_context()` is a
-    fresh, empty profile."""
-    try:
-        executable = find_chromium()
-    except ChromiumNotFound as error:
-        pytest.fail(str(error))
-    if executable is None:
-        pytest.skip(skip_reason())
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=executable, headless=True, args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
-
-
-class Visit:
-    """One page opened in a fresh context at one width, recording what went wrong while it loaded."""
-
-    def __init__(self, browser, base: str, path: str, width: int) -> None:
-        self.base, self.errors, self.network = base, [], []
-        self.context = browser.new_context(viewport={"width": width, "height": HEIGHT})
-        self.context.route(re.compile(r"^(?!" + re.escape(base) + ")[a-z]+://.*"), self._offline)
-        self.page = self.context.new_page()
-        self.page.on("console", lambda message: message.type == "error" and self.errors.append(message.text))
-        self.page.on("pageerror", lambda error: self.errors.append(str(error)))
-        self.response = self.page.goto(urljoin(base, path), wait_until="load")
-
-    def _offline(self, route) -> None:
-        """Nothing leaves the machine: a page that needs the network is a finding, not a flaky test."""
-        self.network.append(route.request.url)
-        route.abort()
-
-    def console_errors(self) -> list[str]:
-        return [error for error in self.errors
-                if not any(known in error for known in KNOWN_TOOLCHAIN_ERRORS)
-                and not (self.network and "net::ERR_FAILED" in error)]  # reported as `network` instead
-
-    def screenshot(self, name: str) -> None:
-        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-        self.page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
-
-    def close(self) -> None:
-        self.context.close()
-
-
-@pytest.fixture
-def visit(browser, server) -> Iterator:
-    """`visit(path, width)` opens a page of the built book; every visit is closed afterwards."""
-    visits: list[Visit] = []
-
-    def open_page(path: str, width: int = WIDE) -> Visit:
-        visits.append(Visit(browser, server, path, width))
-        return visits[-1]
-
-    yield open_page
-    for opened in visits:
-        opened.close()
 
 
 def source_title(docname: str) -> str:

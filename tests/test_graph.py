@@ -419,6 +419,7 @@ def portable(dot: str) -> str:
     """The metal cluster's words depend on the machine; on a GPU the last digits may too."""
     dot = re.sub(r'label="metal \([^)]*\)"', 'label="metal (...)"', dot)
     dot = re.sub(r'tooltip="metal: [^"]*"', 'tooltip="metal: ..."', dot)
+    dot = re.sub(r'id="g[0-9a-f]{10}-', 'id="g<hash of the drawing>-', dot)  # the words above are hashed in
     if accelerator_backend() is not None:
         dot = re.sub(r"-?\d+\.\d{4}", "#.####", dot)
     return dot
