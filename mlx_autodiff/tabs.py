@@ -22,7 +22,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .errors import AutodiffError
-from .render import inline_svg
 from .scenarios import SCENARIOS, RunRecord, Snapshot
 
 
@@ -104,7 +103,7 @@ def caption(record: RunRecord, snap: Snapshot) -> str:
 def _figure(record: RunRecord, snap: Snapshot) -> str:
     return (
         '<figure class="align-default">'
-        f'<div class="output text_html">{inline_svg(snap.graph.svg())}</div>'
+        f'<div class="output text_html">{snap.graph.inline_html()}</div>'
         f'<figcaption><p><span class="caption-text">{html.escape(caption(record, snap))}</span></p>'
         "</figcaption></figure>"
     )
