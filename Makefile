@@ -48,13 +48,10 @@ serve:
 live: build-book
 	$(PY) -m tools.live_server --port $(PORT) --live-port $(LIVE_PORT)
 
-# Chapters are MyST Markdown; jupytext (installed) lets JupyterLab open them as notebooks.
-# Chapters are MyST Markdown: tell JupyterLab (inside .venv only) to open .md files as notebooks.
-LAB_SETTINGS := $(VENV)/share/jupyter/lab/settings/overrides.json
+# The chapters in JupyterLab, always opened as notebooks (jupytext) with their MyST rendered
+# (jupyterlab-myst), whatever workspace an earlier run saved: see tools/lab.py. CH=04 opens chapter 4.
 lab: setup
-	mkdir -p $(dir $(LAB_SETTINGS))
-	echo '{"@jupyterlab/docmanager-extension:plugin": {"defaultViewers": {"markdown": "Jupytext Notebook", "myst": "Jupytext Notebook"}}}' > $(LAB_SETTINGS)
-	cd book && ../$(VENV)/bin/jupyter lab index.md
+	$(PY) -m tools.lab $(CH)
 
 # Prints the table and refreshes book/_data/bench.json, which the book's benchmark appendix renders.
 bench: setup

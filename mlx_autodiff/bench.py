@@ -12,7 +12,8 @@ MLX device and starting from the same weights.
 Flags: `--markdown` prints a markdown table (for the README and the book's
 appendix), `--json PATH` also writes the results to a file, `--book` adds the
 book build timings (slow: it removes `_build` and builds twice), `--quick`
-runs fewer repeats (for tests).
+runs fewer repeats (for tests) and leaves out the live-cell rows, which
+`tools/live_bench.py` measures in a browser against `make live`'s servers.
 """
 
 from __future__ import annotations
@@ -338,6 +339,16 @@ def graph_rows(repeats: int) -> list[Row]:
     return rows
 
 
+def live_rows(quick: bool = False) -> list[Row]:
+    """Live cells in the browser (tools/live_bench.py, in its own process: it drives Chromium)."""
+    command = [sys.executable, "-m", "tools.live_bench"] + (["--quick"] if quick else [])
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        return [Row("Live cells", None, note=f"failed (exit {done.returncode}: {last})")]
+    return [Row(**row) for row in json.loads(done.stdout)]
+
+
 def book_rows() -> list[Row]:
     """A clean book build (after removing _build), then an unchanged rebuild."""
     rows = []
@@ -410,6 +421,8 @@ def run(quick: bool = False, book: bool = False) -> tuple[list[Row], dict[str, s
     rows += training_rows(WORKLOADS[0], scale, loss_first=True)
     rows += memory_rows(100, 1_000 if quick else 10_000)
     rows += graph_rows(3 if quick else 10)
+    if not quick:
+        rows += live_rows()
     if book:
         rows += book_rows()
     return rows, machine()
