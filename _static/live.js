@@ -336,15 +336,19 @@ function liveCells() {
 
   function addControls(cell) {
     const editor = cell.editor;
-    const Pass = editor.constructor.Pass;
-    let escaped = false; // Escape, then Tab, leaves the editor (Tab alone indents)
-    editor.setOption('extraKeys', {
+    // Tab indents; Escape, then Tab (or Shift+Tab), leaves the editor: `false` hands a key to the browser.
+    const keys = {
       'Shift-Enter': () => { run(cell); },
-      Esc: () => { escaped = true; },
-      Tab: (cm) => (escaped ? Pass : cm.execCommand(cm.somethingSelected() ? 'indentMore' : 'insertSoftTab')),
-      'Shift-Tab': (cm) => (escaped ? Pass : cm.execCommand('indentLess')),
+      Esc: (cm) => cm.setOption('extraKeys', leaving),
+      Tab: (cm) => cm.execCommand(cm.somethingSelected() ? 'indentMore' : 'insertSoftTab'),
+      'Shift-Tab': (cm) => cm.execCommand('indentLess'),
+    };
+    const leaving = { ...keys, Tab: false, 'Shift-Tab': false };
+    editor.setOption('extraKeys', keys);
+    editor.on('keydown', (cm, event) => {
+      if (!['Escape', 'Tab', 'Shift'].includes(event.key)) cm.setOption('extraKeys', keys);
     });
-    editor.on('keydown', (_, event) => { if (event.key !== 'Escape' && event.key !== 'Tab') escaped = false; });
+    editor.on('blur', (cm) => cm.setOption('extraKeys', keys));
     editor.getInputField().setAttribute('aria-label',
       `Code of cell ${cell.number}. Shift+Enter runs it; Escape, then Tab, leaves the editor.`);
 
@@ -495,8 +499,8 @@ function liveCells() {
       const entry = page.cells.find((e) => e.index === index);
       const answer = entry && entry.exercise && answers.get(entry.exercise);
       if (answer && !out.includes(answer.cellJson)) {
-        answer.cellJson = { cell_type: 'code', execution_count: null, outputs: [], source: answer.editor.getValue(),
-                            metadata: { tags: ['answer'], exercise: answer.answerTo } };
+        answer.cellJson = { cell_type: 'code', id: `answer-${answer.answerTo}`, execution_count: null, outputs: [],
+                            source: answer.editor.getValue(), metadata: { tags: ['answer'], exercise: answer.answerTo } };
         out.push(answer.cellJson);
       }
       const live = byIndex.get(index);

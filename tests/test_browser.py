@@ -28,12 +28,6 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic"
 SCREENSHOTS = ROOT / "_build" / "screenshots"
 WIDE, NARROW, HEIGHT = 1280, 390, 900
 OVERFLOW_TOLERANCE_PX = 2
-# Console errors that come from the book's toolchain, not its pages, each with its reason.
-KNOWN_TOOLCHAIN_ERRORS = {
-    # sphinx-thebe 0.3.1 under Sphinx 7.4 writes its inline `const THEBE_JS_URL = ...` script twice
-    # into every page; the second declaration throws. Thebe (live code) is not used by this book.
-    "Identifier 'THEBE_JS_URL' has already been declared",
-}
 
 # Measured in the page: figures that should show but have no size, or images that did not load.
 # Closed dropdowns are opened first; content hidden on purpose (a closed toggle, `hidden`, a tab not
@@ -124,8 +118,7 @@ class Visit:
 
     def console_errors(self) -> list[str]:
         return [error for error in self.errors
-                if not any(known in error for known in KNOWN_TOOLCHAIN_ERRORS)
-                and not (self.network and "net::ERR_FAILED" in error)]  # reported as `network` instead
+                if not (self.network and "net::ERR_FAILED" in error)]  # reported as `network` instead
 
     def screenshot(self, name: str) -> None:
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)

@@ -15,6 +15,12 @@ The kernel is this virtual environment's Python (the server's own interpreter),
 and the server's root is the repository, so a chapter's kernel starts in
 `book/` and imports `mlx_autodiff` exactly as the build did.
 
+Jupyter skips its origin check for any request that carries the token
+(`IdentityProvider.should_check_origin`, jupyter_server 2.x), so a page elsewhere
+that got hold of the token could open a kernel's websocket. `BookOriginOnly`
+checks the origin of every request that names one: only the book's page may
+talk to the kernels from a browser.
+
 Ctrl-C (or SIGTERM, or closing the terminal) stops both servers and the kernels;
 nothing is left running.
 """
@@ -39,6 +45,8 @@ from dataclasses import dataclass
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
+from jupyter_server.auth.identity import PasswordIdentityProvider
+
 ROOT = Path(__file__).resolve().parent.parent
 HTML = ROOT / "_build" / "html"
 HOST = "127.0.0.1"
@@ -46,6 +54,13 @@ START_TIMEOUT_S = 60
 STOP_TIMEOUT_S = 10
 # A kernel whose page was closed has no connection left; the server shuts it down after this long idle.
 IDLE_KERNEL_S = 600
+
+
+class BookOriginOnly(PasswordIdentityProvider):
+    """Jupyter's token check, plus the origin check for token-bearing requests and websockets too."""
+
+    def should_check_origin(self, handler: object) -> bool:
+        return True
 
 
 class LiveServerError(RuntimeError):
@@ -90,6 +105,7 @@ def jupyter_command(live_port: int, book_origin: str) -> list[str]:
         "--ServerApp.open_browser=False",
         f"--ServerApp.root_dir={ROOT}",
         f"--ServerApp.allow_origin={book_origin}",
+        "--ServerApp.identity_provider_class=tools.live_server.BookOriginOnly",
         "--ServerApp.allow_remote_access=False",
         "--ServerApp.terminals_enabled=False",
         # only kernels for the pages: no JupyterLab, LSP or terminals behind the kernel port
