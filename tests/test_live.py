@@ -646,7 +646,7 @@ def stale_workspace(folder: Path, chapter: str) -> None:
     opened = {"data": {"path": chapter, "factory": "Editor"}}
     workspace = {"data": {"layout-restorer:data": layout, widget: opened}, "metadata": {"id": "default"}}
     folder.mkdir(parents=True, exist_ok=True)
-    WorkspacesManager(workspaces_dir=str(folder)).save("default", json.dumps(workspace))
+    WorkspacesManager(str(folder)).save("default", json.dumps(workspace))
 
 
 class Lab:
@@ -672,12 +672,14 @@ class Lab:
     def url(self, path: str) -> str:
         return f"http://127.0.0.1:{self.port}/{path}?token={self.token}"
 
-    def open_saved_workspace(self, browser):
-        """A browser at /lab, which restores the saved workspace as it does for a reader."""
+    def open(self, browser, path: str):
+        """A browser at `path`: JupyterLab restores its workspace, then opens what the path names."""
         context = browser.new_context(viewport={"width": 1280, "height": 900})
         page = context.new_page()
-        page.goto(self.url("lab"))
-        page.wait_for_selector(".jp-Notebook .jp-Cell, .jp-FileEditor", timeout=READY_S * 1000)
+        page.goto(self.url(path))
+        page.wait_for_function("() => document.querySelector('.jp-Notebook .jp-Cell, "
+                               ".jp-FileEditor .cm-content')", timeout=READY_S * 1000)
+        page.wait_for_timeout(1000)  # restoring a workspace opens its widgets one after another
         return context, page
 
     def stop(self) -> None:
@@ -699,7 +701,7 @@ def test_make_lab_opens_a_chapter_as_a_rendered_notebook_that_runs(browser) -> N
         tools.lab.write_overrides()  # the jupytext viewer is the default: the workspace alone reopens text
         plain = Lab([sys.executable, "-m", "jupyterlab"], env, cwd=ROOT / "book")  # JupyterLab as it comes
         try:
-            context, page = plain.open_saved_workspace(browser)
+            context, page = plain.open(browser, "lab")  # where a reader's earlier JupyterLab left off
             assert page.locator(".jp-FileEditor").count() == 1, "the old workspace did not reopen the editor"
             context.close()
         finally:
@@ -707,7 +709,7 @@ def test_make_lab_opens_a_chapter_as_a_rendered_notebook_that_runs(browser) -> N
 
         lab = Lab([sys.executable, "-m", "tools.lab", "04"], env)
         try:
-            context, page = lab.open_saved_workspace(browser)
+            context, page = lab.open(browser, "lab/tree/04-step-0.md")  # what `make lab CH=04` opens
             assert page.locator(".jp-FileEditor").count() == 0, "make lab opened the chapter as plain text"
             notebook = "window.jupyterapp.shell.currentWidget"
             page.wait_for_function(f"() => {notebook}.sessionContext.session?.kernel?.status === 'idle'",
