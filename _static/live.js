@@ -205,6 +205,7 @@ function liveCells() {
       server = thebeCore.api.connectToJupyter(config);
       await server.ready;
       session = await server.startNewSession(rendermime);
+      offlineWidgets(session);
       notebook.attachSession(session);
       watch(session, where);
       // The session exists once the kernel process does; "ready" is its first answer over the websocket.
@@ -223,6 +224,19 @@ function liveCells() {
     show('ready', `kernel running on ${serverUrl(where)} (started in ${(took / 1000).toFixed(1)} s). ` +
          'Shift+Enter in a cell runs it.');
     return true;
+  }
+
+  /**
+   * thebe-core 0.5.0 fetches require.js from a CDN before it draws any ipywidget, even the built-in
+   * ones it bundles (@jupyter-widgets/base, controls, output: src/manager.ts, loadClass). Those are
+   * all this book uses, so mark its loader as done: they draw offline, and nothing else is fetched.
+   */
+  function offlineWidgets(current) {
+    const loader = current.manager && current.manager._loader;
+    if (loader && !loader.requested) {
+      loader.requested = true;
+      loader.resolveFn({ require: null, define: null });
+    }
   }
 
   async function dropSession() {
@@ -255,10 +269,6 @@ function liveCells() {
         show('disconnected', 'the kernel stopped (a crash, os._exit, or out of memory), and everything ' +
              'it had defined is gone. "Restart kernel" starts a fresh one; then "Run all above".', null);
         restart.focus();
-      } else if (!lost && state === 'busy') {
-        show('busy', 'running\u2026');
-      } else if (!lost && state === 'idle') {
-        show('ready', `kernel running on ${serverUrl(where)}.`);
       }
     });
     kernel.connectionStatusChanged.connect(async (_, state) => {
@@ -394,12 +404,20 @@ function liveCells() {
 
   // ----- running -----------------------------------------------------------------------------
 
-  /** Run `code` on the kernel, rendering what it sends into `cell`'s output area. */
+  let running = 0; // requests of this page the kernel has not answered yet: "busy" while any are
+
+  /** Send `code` to the kernel; `cell` (if any) shows what it sends back. Rejects if the kernel dies. */
   async function execute(cell, code) {
     const future = session.kernel.requestExecute({ code, stop_on_error: true });
-    cell.thebe.area.future = future; // thebe-core's OutputArea renders every message of this request
-    const reply = await future.done;
-    return reply.content; // {status: 'ok'} or {status: 'error', ename, evalue}
+    if (cell) cell.thebe.area.future = future; // thebe-core's OutputArea draws every message of the request
+    running += 1;
+    show('busy', running > 1 ? `running (${running} cells queued)\u2026` : 'running\u2026');
+    try {
+      return (await future.done).content; // {status: 'ok'} or {status: 'error', ename, evalue}
+    } finally {
+      running -= 1;
+      if (!running && !lost && readyFor) show('ready', 'the kernel is waiting for the next cell.');
+    }
   }
 
   async function run(cell, { quiet = false } = {}) {
@@ -442,8 +460,7 @@ function liveCells() {
 
   async function executeHidden(code) {
     try {
-      const future = session.kernel.requestExecute({ code, stop_on_error: true, silent: false });
-      return (await future.done).content;
+      return await execute(null, code);
     } catch {
       return { status: 'aborted' };
     }

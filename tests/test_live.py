@@ -437,6 +437,24 @@ def test_a_chapter_runs_live_with_the_books_outputs(live, open_page, width: int)
 
 
 @browser_test
+def test_the_chapter_8_menu_draws_live_without_the_internet(live, open_page) -> None:
+    opened = open_page(live.page_url("book/08-seven-ways.html"))
+    menu = opened.cell_index("import ipywidgets as widgets")
+    opened.go_live()
+    opened.page.evaluate(f"document.querySelector('.live-cell-{menu} details').open = true")  # hide-input
+    assert opened.run(menu, "Run all above").startswith("ran")
+    assert opened.run(menu).startswith("ran")
+    choice = opened.cell(menu).locator("select")
+    choice.wait_for(timeout=READY_S * 1000)
+    choice.select_option("plain-fork")
+    opened.page.wait_for_function(f"() => document.querySelector('.live-cell-{menu} .cell_output')"
+                                  ".textContent.includes('flex -> fork')", timeout=READY_S * 1000)
+    opened.cell(menu).locator(".cell_output svg").first.wait_for(timeout=READY_S * 1000)  # its loss curve
+    assert not opened.blocked, f"a widget fetched from the internet: {opened.blocked}"
+    assert not opened.errors, opened.errors
+
+
+@browser_test
 def test_a_live_error_reads_like_the_static_one(live, open_page) -> None:
     opened = open_page(live.page_url("book/05-step-1.html"))
     failing = opened.cell_index("train_step(stepped)")
