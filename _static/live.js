@@ -381,7 +381,7 @@ function liveCells() {
     cell.note = element('span', { class: 'live-note' });
     controls.append(runButton);
     if (cell.answerTo || (cell.exercise && cell.tags.includes('check'))) {
-      controls.append(button('Run check', () => runCheck(cell.answerTo || cell.exercise)));
+      controls.append(button('Run check', () => runCheck(cell.answerTo || cell.exercise, cell)));
     }
     if (!cell.answerTo && page.cells.some((entry) => entry.index < cell.index)) {
       controls.append(button('Run all above', () => runAllAbove(cell)));
@@ -475,16 +475,15 @@ function liveCells() {
     }
   }
 
-  /** Run the reader's answer to `label` (if the page has one), then the exercise's check cells. */
-  async function runCheck(label) {
+  /** Run the reader's answer to `label` (if any), then the exercise's checks; say so under `clicked`. */
+  async function runCheck(label, clicked) {
     const answer = cells.find((c) => c.answerTo === label);
     const checks = cells.filter((c) => c.exercise === label && c.tags.includes('check'));
-    const verdictCell = checks[checks.length - 1] || answer;
     const verdict = (text, passed) => {
       for (const c of [answer, ...checks]) if (c) c.verdict.hidden = true;
-      verdictCell.verdict.hidden = false;
-      verdictCell.verdict.className = `live-verdict ${passed ? 'live-pass' : 'live-fail'}`;
-      verdictCell.verdict.textContent = text;
+      clicked.verdict.hidden = false;
+      clicked.verdict.className = `live-verdict ${passed ? 'live-pass' : 'live-fail'}`;
+      clicked.verdict.textContent = text;
     };
     if (answer) {
       const reply = await run(answer, { quiet: true });
