@@ -12,9 +12,12 @@ rendered notebook and runs), and the built site's own promise of no CDN.
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import json
 import os
 import re
+import shutil
 import signal
 import socket
 import subprocess
@@ -31,7 +34,9 @@ from urllib.parse import urlsplit
 import nbformat
 import pytest
 from book_outputs import HTML, ROOT, book_build  # noqa: F401 (book_build is a fixture)
-from test_browser import CHROMIUM, CHROMIUM_ARGS  # one way of finding Chromium for every browser test
+
+# One Chromium for every browser test: Playwright's sync API allows one instance per process.
+from test_browser import CHROMIUM, browser  # noqa: F401 (browser is a fixture)
 
 import tools.lab
 
@@ -78,15 +83,22 @@ def alive(pid: int) -> bool:
 
 
 class MakeLive:
-    """`python -m tools.live_server` as `make live` runs it, with the URL it printed."""
+    """`python -m tools.live_server` as `make live` runs it (or `make live` itself), and its URL.
 
-    def __init__(self, port: int | None = None, live_port: int | None = None) -> None:
+    It runs in a process group of its own, as a command typed in a terminal does, so that `stop`
+    can send Ctrl-C's SIGINT to the whole group.
+    """
+
+    def __init__(self, port: int | None = None, live_port: int | None = None,
+                 through_make: bool = False) -> None:
         self.port, self.live_port = port or free_port(), live_port or free_port()
         self.book, self.kernels = f"http://127.0.0.1:{self.port}", f"http://127.0.0.1:{self.live_port}"
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", "tools.live_server", "--port", str(self.port),
-             "--live-port", str(self.live_port)],
-            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+        command = (["make", "live", f"PORT={self.port}", f"LIVE_PORT={self.live_port}"]
+                   if through_make else
+                   [sys.executable, "-m", "tools.live_server", "--port", str(self.port),
+                    "--live-port", str(self.live_port)])
+        self.process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                        text=True, start_new_session=True)
         self.output: list[str] = []
         self.seen: set[int] = set()
         self.url = self._read_url()
@@ -136,7 +148,7 @@ class MakeLive:
         """Ctrl-C's SIGINT to the launcher; then nothing it started may still run."""
         self.remember_processes()
         if self.process.poll() is None:
-            self.process.send_signal(signal.SIGINT)
+            os.killpg(self.process.pid, signal.SIGINT)  # Ctrl-C reaches every process of the terminal's group
             try:
                 self.process.wait(30)
             except subprocess.TimeoutExpired:
@@ -158,23 +170,11 @@ def live() -> Iterator[MakeLive]:
     servers.stop()
 
 
-@pytest.fixture(scope="module")
-def browser() -> Iterator[object]:
-    if CHROMIUM is None:
-        pytest.skip("no `chromium` on PATH: install it (Debian: apt-get install chromium) for browser tests")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
-
-
 class LivePage:
     """A fresh browser profile on one page; only 127.0.0.1 is reachable; console errors are kept."""
 
-    def __init__(self, browser, url: str, width: int = 1280) -> None:
-        self.context = browser.new_context(viewport={"width": width, "height": 900}, accept_downloads=True)
+    def __init__(self, chromium, url: str, width: int = 1280) -> None:
+        self.context = chromium.new_context(viewport={"width": width, "height": 900}, accept_downloads=True)
         self.blocked: list[str] = []
         self.requests: list[str] = []
         self.errors: list[tuple[str, str]] = []  # (text, url of the resource it is about)
@@ -248,7 +248,7 @@ def _selector(cell: int | str) -> str:
 
 
 @pytest.fixture
-def open_page(browser) -> Iterator:
+def open_page(browser) -> Iterator:  # noqa: F811 (the fixture imported from test_browser)
     pages: list[LivePage] = []
 
     def opener(url: str, width: int = 1280) -> LivePage:
@@ -323,7 +323,6 @@ def test_only_the_books_exact_origin_gets_cross_origin_access(live) -> None:
 
 def test_a_websocket_from_another_origin_is_refused(live) -> None:
     from tornado.httpclient import HTTPClientError, HTTPRequest
-    from tornado.ioloop import IOLoop
     from tornado.websocket import websocket_connect
 
     request = urllib.request.Request(live.kernels + "/api/kernels", data=b"{}", method="POST",
@@ -340,10 +339,15 @@ def test_a_websocket_from_another_origin_is_refused(live) -> None:
         socket_.close()
         return 101
 
+    def handshake(origin: str) -> int:
+        # in a thread of its own: the browser tests' Playwright owns this thread's event loop
+        with concurrent.futures.ThreadPoolExecutor(1) as thread:
+            return thread.submit(asyncio.run, connect(origin)).result(timeout=60)
+
     try:
-        assert IOLoop.current().run_sync(lambda: connect(live.book), timeout=30) == 101
+        assert handshake(live.book) == 101
         for stranger in (f"http://localhost:{live.port}", "http://example.org"):
-            assert IOLoop.current().run_sync(lambda s=stranger: connect(s), timeout=30) == 403, stranger
+            assert handshake(stranger) == 403, f"a websocket from {stranger} was accepted"
     finally:
         delete = urllib.request.Request(f"{live.kernels}/api/kernels/{kernel}", method="DELETE",
                                         headers={"Authorization": f"token {live.token}"})
@@ -360,7 +364,9 @@ def test_the_token_is_in_no_built_or_committed_file(live) -> None:
 
 
 def test_ctrl_c_stops_both_servers_and_every_kernel() -> None:
-    servers = MakeLive()
+    if shutil.which("make") is None:
+        pytest.skip("no `make` on PATH")
+    servers = MakeLive(through_make=True)  # `make live PORT=... LIVE_PORT=...`, as a reader types it
     request = urllib.request.Request(servers.kernels + "/api/kernels", data=b"{}", method="POST",
                                      headers={"Authorization": f"token {servers.token}"})
     urllib.request.urlopen(request, timeout=60).close()
@@ -691,9 +697,9 @@ class Lab:
     def url(self, path: str) -> str:
         return f"http://127.0.0.1:{self.port}/{path}?token={self.token}"
 
-    def open(self, browser, path: str):
+    def open(self, chromium, path: str):
         """A browser at `path`: JupyterLab restores its workspace, then opens what the path names."""
-        context = browser.new_context(viewport={"width": 1280, "height": 900})
+        context = chromium.new_context(viewport={"width": 1280, "height": 900})
         page = context.new_page()
         page.goto(self.url(path))
         page.wait_for_function("() => document.querySelector('.jp-Notebook .jp-Cell, "
@@ -713,7 +719,7 @@ class Lab:
 
 
 @browser_test
-def test_make_lab_opens_a_chapter_as_a_rendered_notebook_that_runs(browser) -> None:
+def test_make_lab_opens_a_chapter_as_a_rendered_notebook_that_runs(browser) -> None:  # noqa: F811
     with tempfile.TemporaryDirectory() as config:
         stale_workspace(Path(config) / "lab" / "workspaces", "04-step-0.md")
         env = os.environ | {"JUPYTER_CONFIG_DIR": config}

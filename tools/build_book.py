@@ -3,7 +3,8 @@
 myst-nb's execution cache (jupyter-cache) keys a chapter on its own code cells
 only (MyST-NB issue #299), so a change to `mlx_autodiff` would leave stale
 outputs in the book. This script keys the whole cache on a hash of the engine's
-sources and the requirements: when that hash changes, the cache is cleared and
+sources, the requirements and the data files chapters read (`book/_data/`, such
+as the benchmark results): when that hash changes, the cache is cleared and
 every chapter runs again; when nothing changed, the build reuses it.
 
 Every page is re-read on every build (`--all`): Sphinx warns only about pages it
@@ -72,6 +73,7 @@ def engine_key(root: Path = ROOT) -> str:
     """A hash of everything besides a chapter's own cells that its outputs depend on."""
     digest = hashlib.sha256()
     files = sorted((root / "mlx_autodiff").rglob("*.py")) + [root / "requirements.txt"]
+    files += sorted(path for path in (root / "book" / "_data").rglob("*") if path.is_file())
     for path in filter(Path.exists, files):
         digest.update(path.relative_to(root).as_posix().encode())
         digest.update(path.read_bytes())
