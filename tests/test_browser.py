@@ -86,7 +86,7 @@ def server() -> Iterator[str]:
     thread.join()
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")  # closed before test_live starts its own: one sync Playwright at a time
 def browser() -> Iterator[object]:
     """System Chromium driven by Playwright; each `new_context()` is a fresh, empty profile."""
     if CHROMIUM is None:

@@ -34,9 +34,7 @@ from urllib.parse import urlsplit
 import nbformat
 import pytest
 from book_outputs import HTML, ROOT, book_build  # noqa: F401 (book_build is a fixture)
-
-# One Chromium for every browser test: Playwright's sync API allows one instance per process.
-from test_browser import CHROMIUM, browser  # noqa: F401 (browser is a fixture)
+from test_browser import CHROMIUM, CHROMIUM_ARGS  # one way of finding Chromium for every browser test
 
 import tools.lab
 
@@ -170,6 +168,20 @@ def live() -> Iterator[MakeLive]:
     servers.stop()
 
 
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    """System Chromium driven by Playwright. Module-scoped, as test_browser's is: Playwright's sync
+    API allows one instance at a time in a process, so each module closes its own before the next."""
+    if CHROMIUM is None:
+        pytest.skip("no `chromium` on PATH: install it (Debian: apt-get install chromium) for browser tests")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
 class LivePage:
     """A fresh browser profile on one page; only 127.0.0.1 is reachable; console errors are kept."""
 
@@ -248,7 +260,7 @@ def _selector(cell: int | str) -> str:
 
 
 @pytest.fixture
-def open_page(browser) -> Iterator:  # noqa: F811 (the fixture imported from test_browser)
+def open_page(browser) -> Iterator:
     pages: list[LivePage] = []
 
     def opener(url: str, width: int = 1280) -> LivePage:
@@ -719,7 +731,7 @@ class Lab:
 
 
 @browser_test
-def test_make_lab_opens_a_chapter_as_a_rendered_notebook_that_runs(browser) -> None:  # noqa: F811
+def test_make_lab_opens_a_chapter_as_a_rendered_notebook_that_runs(browser) -> None:
     with tempfile.TemporaryDirectory() as config:
         stale_workspace(Path(config) / "lab" / "workspaces", "04-step-0.md")
         env = os.environ | {"JUPYTER_CONFIG_DIR": config}
