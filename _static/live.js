@@ -91,7 +91,7 @@ function liveCells() {
 
   const bar = element('div', { class: 'live-bar' });
   const launch = button('Run live', () => start(true));
-  const status = element('p', { class: 'live-status', role: 'status' });
+  const status = element('p', { class: 'live-status', role: 'status', tabindex: '-1' });
   const recover = button('Reconnect', () => start(true));
   const restart = button('Restart kernel', () => start(true));
   const download = button('Download my notebook', () => downloadNotebook());
@@ -228,6 +228,8 @@ function liveCells() {
     restart.hidden = download.hidden = false;
     const took = Math.round(performance.now() - clickedAt);
     status.dataset.readyMs = String(took);
+    // "Run live" is gone: a keyboard reader's focus goes to the status it turned into, not to the page's top
+    if ([launch, document.body, null].includes(document.activeElement)) status.focus();
     show('ready', `kernel running on ${serverUrl(where)} (started in ${(took / 1000).toFixed(1)} s). ` +
          'Shift+Enter in a cell runs it.');
     return true;
@@ -479,12 +481,13 @@ function liveCells() {
   async function runCheck(label, clicked) {
     const answer = cells.find((c) => c.answerTo === label);
     const checks = cells.filter((c) => c.exercise === label && c.tags.includes('check'));
-    const verdict = (text, passed) => {
+    const verdict = (text, passed = null) => {
       for (const c of [answer, ...checks]) if (c) c.verdict.hidden = true;
       clicked.verdict.hidden = false;
-      clicked.verdict.className = `live-verdict ${passed ? 'live-pass' : 'live-fail'}`;
+      clicked.verdict.className = `live-verdict ${passed === null ? '' : passed ? 'live-pass' : 'live-fail'}`;
       clicked.verdict.textContent = text;
     };
+    verdict('Checking\u2026');
     if (answer) {
       const reply = await run(answer, { quiet: true });
       if (reply.status === 'aborted') return verdict('Not checked: the kernel is not running.', false);

@@ -526,11 +526,10 @@ def test_an_exercise_is_checked_on_the_page(live, open_page) -> None:
         if code is not None:
             opened.set_code(".live-answer", code)
         answer.get_by_role("button", name="Run check").click()
-        shown = opened.page.locator(".live-verdict:not([hidden])").first
-        shown.wait_for(timeout=READY_S * 1000)
-        opened.page.wait_for_function(f"() => !document.querySelector('.live-cell-{check} .live-note')"
-                                      ".textContent.startsWith('running')", timeout=READY_S * 1000)
-        return shown.inner_text()
+        opened.page.wait_for_function(
+            "() => { const v = document.querySelector('.live-answer .live-verdict');"
+            " return !v.hidden && !v.textContent.startsWith('Checking'); }", timeout=READY_S * 1000)
+        return answer.locator(".live-verdict").inner_text()
 
     assert verdict_after(None).startswith("Not done yet")
     wrong = "def no_effect(model, x, y):\n    return []"
