@@ -45,6 +45,7 @@ from .module import Module
 from .nn import Linear, LinearConfig, MseLoss, Reduction
 from .node import Node
 from .optim import AdamConfig, GradientsParams
+from .table import Table
 from .tensor import Distribution, Tensor
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -423,9 +424,13 @@ def _cells(row: Row) -> list[str]:
 HEADER = ["Measurement (median unless said)", "mlx_autodiff", "Reference", "Ratio", "Target"]
 
 
+def _about(info: dict[str, str]) -> str:
+    return ", ".join(f"{key}: {value}" for key, value in info.items())
+
+
 def render(rows: list[Row], info: dict[str, str], markdown: bool) -> str:
     table = [HEADER] + [_cells(row) for row in rows]
-    about = ", ".join(f"{key}: {value}" for key, value in info.items())
+    about = _about(info)
     if markdown:
         lines = [f"Machine: {about}", "", "| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
         lines += ["| " + " | ".join(cells) + " |" for cells in table[1:]]
@@ -435,6 +440,11 @@ def render(rows: list[Row], info: dict[str, str], markdown: bool) -> str:
     lines += ["  ".join(cell.ljust(width) for cell, width in zip(cells, widths, strict=True)).rstrip()
               for cells in table]
     return "\n".join(lines)
+
+
+def table(rows: list[Row], info: dict[str, str]) -> Table:
+    """The results as the book's appendix shows them (an HTML table, captioned with the machine)."""
+    return Table(HEADER, [_cells(row) for row in rows], caption=f"Machine: {_about(info)}")
 
 
 def run(quick: bool = False, book: bool = False) -> tuple[list[Row], dict[str, str]]:
