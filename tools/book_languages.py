@@ -17,7 +17,23 @@ and `_build/html/zh_CN/`, the Chinese text coming from the gettext catalogs in
   folder (`<outdir>/../jupyter_execute`, myst_nb/sphinx_ext.py,
   `create_mystnb_config`, with no setting to change it), which for
   `_build/html/zh_CN` would be inside the published site. tools/live_cells.py
-  and tools/executed_notebooks.py read them from `executed_folder(app)`.
+  and tools/executed_notebooks.py read them from `executed_folder(app)`;
+- lets a translated paragraph use the page's glued values. Sphinx parses each
+  translation as a document of its own (sphinx/transforms/i18n.py,
+  `publish_msgstr`), and myst-nb 1.4.0 parses it as plain MyST
+  (myst_nb/sphinx_.py, `Parser.parse`: a source ending in `<translated>`),
+  without the page's notebook renderer, where `{glue:text}` looks its key up
+  (myst_nb/ext/glue/utils.py, `retrieve_glue_data`): every glued value of a
+  translated paragraph failed with "No key ... found in glue data". `Parser`
+  hands the page's renderer to the translation's document. Written for
+  myst-nb 1.4.0 (requirements.txt keeps it below 1.5); the strict zh_CN build
+  fails if it stops working;
+- makes an exercise's title (`{exercise} <title>`) translatable:
+  sphinx-exercise 1.x parses it into a subtitle node without the source and
+  raw text Sphinx's gettext builder and its translation step look for
+  (sphinx/util/nodes.py, `is_translatable` and `extract_messages`), so it was
+  neither extracted nor translated. The word "Exercise" itself comes from
+  sphinx-exercise's own zh_CN catalog ("练习").
 """
 
 from __future__ import annotations
@@ -26,8 +42,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from docutils import nodes
+from myst_nb.sphinx_ import Parser as NotebookParser
 from sphinx.application import Sphinx
 from sphinx.config import Config
+from sphinx_exercise.directive import ExerciseDirective, ExerciseStartDirective
+from sphinx_exercise.nodes import exercise_subtitle
 
 SWITCHER = "language-switcher.html"
 
@@ -86,9 +106,69 @@ def link_languages(app: Sphinx, pagename: str, templatename: str, context: dict[
         f'\n<link rel="alternate" hreflang="{link["tag"]}" href="{link["href"]}" />' for link in links)
 
 
+RENDERER = "nb_renderer"  # the document attribute myst-nb keeps a page's renderer in
+PAGE_RENDERER = "book_languages_nb_renderer"  # env.temp_data: Sphinx clears it before each page
+
+
+class _KeptRenderer(dict):
+    """A document's attributes that keep the notebook renderer myst-nb removes at the end of its parse
+    (myst_nb/sphinx_.py, `document.attributes.pop("nb_renderer")`) for the page's translations."""
+
+    def __init__(self, attributes: dict[str, Any], kept: dict[str, Any]) -> None:
+        super().__init__(attributes)
+        self.kept = kept
+
+    def pop(self, key: str, *default: Any) -> Any:
+        if key == RENDERER and key in self:
+            self.kept[PAGE_RENDERER] = self[key]
+        return super().pop(key, *default)
+
+
+class Parser(NotebookParser):
+    """myst-nb's parser, whose translated paragraphs see their page's glued values."""
+
+    def parse(self, inputstring: str, document: nodes.document) -> None:
+        temp = document.settings.env.temp_data
+        if (document.current_source or "").endswith("<translated>"):
+            if PAGE_RENDERER in temp:
+                document[RENDERER] = temp[PAGE_RENDERER]
+            super().parse(inputstring, document)
+            document.attributes.pop(RENDERER, None)
+            return
+        document.attributes = _KeptRenderer(document.attributes, temp)
+        try:
+            super().parse(inputstring, document)
+        finally:
+            document.attributes = dict(document.attributes)
+
+
+def translatable_titles(directive: ExerciseDirective, result: list[nodes.Node]) -> list[nodes.Node]:
+    """Give each exercise title the source line and raw MyST text a translatable node has."""
+    source, line = directive.get_source_info()
+    for node in result:
+        for subtitle in node.findall(exercise_subtitle):
+            subtitle.source, subtitle.line, subtitle.rawsource = source, line, directive.arguments[0]
+    return result
+
+
+class Exercise(ExerciseDirective):
+    def run(self) -> list[nodes.Node]:
+        return translatable_titles(self, super().run())
+
+
+class ExerciseStart(ExerciseStartDirective):
+    def run(self) -> list[nodes.Node]:
+        return translatable_titles(self, super().run())
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
     app.add_config_value("book_languages", [], "html", types=[list])
     app.add_config_value("book_executed_folder", "", "env", types=[str])
+    app.setup_extension("myst_nb")
+    app.setup_extension("sphinx_exercise")
+    app.add_source_parser(Parser, override=True)
+    app.add_directive("exercise", Exercise, override=True)
+    app.add_directive("exercise-start", ExerciseStart, override=True)
     app.connect("config-inited", add_switcher)
     app.connect("builder-inited", share_executed_folder, priority=600)
     app.connect("html-page-context", link_languages)

@@ -72,7 +72,7 @@ def build(language: str, *, builder: str = "html", site_languages: list[str] | N
     }
     result = build_sphinx(root, where.out, noconfig=True, path_config=str(root / "_config.yml"),
                           confoverrides=overrides, doctreedir=where.doctrees, builder=builder,
-                          force_all=True, warningiserror=True, keep_going=True)
+                          freshenv=True, warningiserror=True, keep_going=True)
     return result if isinstance(result, int) else 1  # an exception: build_sphinx printed it
 
 
