@@ -3,7 +3,8 @@
 `visit(path, width, language)` opens a page of one edition of the book
 (`_build/html/<language>/<path>`; English unless told, `language=None` for the
 site's own root) in a fresh, empty profile and records what went wrong while it
-loaded: console errors, requests that tried to leave the machine. tests/conftest.py shares these fixtures with every test file
+loaded: console errors, requests that tried to leave the machine.
+tests/conftest.py shares these fixtures with every test file
 (one Playwright per test session: a second would refuse to start).
 """
 

@@ -1,6 +1,7 @@
 """The built book, as a reader's browser shows it: headless Chromium via Playwright.
 
-Every page of `_toc.yml`, in each edition (`en/`, `zh_CN/`), is opened at 1280 px and at 390 px (a phone). A page
+Every page of `_toc.yml`, in each edition (`en/`, `zh_CN/`), is opened at 1280 px
+and at 390 px (a phone). A page
 passes when it logs no console error, loads nothing from the network, shows every
 figure (inline `<svg>` and `<img>`) with a non-zero size, and does not scroll
 sideways on the phone. Screenshots land in `_build/screenshots/` for people to
@@ -16,6 +17,8 @@ from urllib.parse import urljoin, urlsplit
 import pytest
 from book_outputs import EDITIONS, ROOT, book_build, toc_pages  # noqa: F401 (book_build is a fixture)
 from browser_pages import NARROW, OVERFLOW_JS, OVERFLOW_TOLERANCE_PX, WIDE
+
+from tools.book_languages import LANGUAGES
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.usefixtures("book_build")]
 
@@ -62,7 +65,7 @@ def screenshot_name(docname: str, language: str = "en") -> str:
 def test_page_is_clean_at_desktop_width(visit, docname: str, language: str) -> None:
     opened = visit(f"{docname}.html", WIDE, language)
     assert opened.response is not None and opened.response.status == 200
-    opened.screenshot(screenshot_name(docname, language))  # before dropdowns are opened: what a reader first sees
+    opened.screenshot(screenshot_name(docname, language))  # before dropdowns open: what a reader first sees
     hidden = opened.page.evaluate(HIDDEN_FIGURES_JS)
     assert not opened.console_errors(), f"{docname}: console errors {opened.console_errors()}"
     assert not opened.network, f"{docname}: a local book must not fetch from the network: {opened.network}"
@@ -90,7 +93,7 @@ def test_the_site_root_leads_to_the_landing_page(visit) -> None:
 
 @pytest.mark.parametrize("language", EDITIONS)
 def test_the_switcher_opens_the_same_page_in_the_other_language(visit, language: str) -> None:
-    """Tab reaches the switcher; Enter opens this very page (and its place in the book) in the other edition."""
+    """Tab reaches the switcher; Enter opens this very page in the other edition."""
     other = next(code for code in EDITIONS if code != language)
     opened = visit("book/06-fork.html", WIDE, language)
     switcher = opened.page.locator("a.language-switcher")
@@ -98,9 +101,8 @@ def test_the_switcher_opens_the_same_page_in_the_other_language(visit, language:
     switcher.focus()
     opened.page.keyboard.press("Enter")
     opened.page.wait_for_url(re.compile(rf"/{other}/book/06-fork\.html$"))
-    assert opened.page.evaluate("() => document.documentElement.lang") == ("zh-CN" if other == "zh_CN" else "en")
-    assert opened.page.locator("a.language-switcher").get_attribute("hreflang") == (
-        "zh-CN" if language == "zh_CN" else "en")
+    assert opened.page.evaluate("() => document.documentElement.lang") == LANGUAGES[other].tag
+    assert opened.page.locator("a.language-switcher").get_attribute("hreflang") == LANGUAGES[language].tag
     assert not opened.console_errors(), opened.console_errors()
 
 
@@ -119,7 +121,7 @@ def test_flowchart_links_open_chapters(visit, server: str, language: str) -> Non
         target = visit(url)
         assert target.response is not None and target.response.status == 200, f"{href!r} did not load"
         if language == "en":
-            assert source_title(docname) in smart(target.page.title()), f"{href!r} opened {target.page.title()!r}"
+            assert source_title(docname) in smart(target.page.title()), f"{href!r}: {target.page.title()!r}"
     # a reader clicks the words of a node; links in an inline <svg> must be live
     links.locator("text").first.click()
     landing.page.wait_for_url(lambda url: not url.endswith("book/index.html"))

@@ -61,7 +61,7 @@ def test_unfinished_names_each_untranslated_and_fuzzy_entry(tmp_path: Path) -> N
     left = catalogs.unfinished(CHINESE, tmp_path)
     assert [(entry.catalog.name, entry.problem, entry.msgid) for entry in left] == [
         ("page.po", "untranslated", "Lazy parameter"), ("page.po", "fuzzy", "The tape")]
-    assert "page.po:2: untranslated: Lazy parameter" in str(left[0])
+    assert "page.po:11: untranslated: Lazy parameter" in str(left[0]), "the file, the line, the msgid"
     write_po(folder / "page.po", [("Lazy parameter", "懒参数", False)])
     assert catalogs.unfinished(CHINESE, tmp_path) == []
 
@@ -79,8 +79,10 @@ def test_out_of_sync_names_missing_and_obsolete_entries(tmp_path: Path) -> None:
     templates, locale = tmp_path / "gettext", tmp_path / "locale"
     (templates / "book").mkdir(parents=True)
     (templates / "book" / "page.pot").write_text(
-        'msgid ""\nmsgstr ""\n\nmsgid "Leaf"\nmsgstr ""\n\nmsgid "New paragraph"\nmsgstr ""\n', encoding="utf8")
-    (templates / "book" / "new.pot").write_text('msgid ""\nmsgstr ""\n\nmsgid "A"\nmsgstr ""\n', encoding="utf8")
+        'msgid ""\nmsgstr ""\n\nmsgid "Leaf"\nmsgstr ""\n\nmsgid "New paragraph"\nmsgstr ""\n',
+        encoding="utf8")
+    (templates / "book" / "new.pot").write_text('msgid ""\nmsgstr ""\n\nmsgid "A"\nmsgstr ""\n',
+                                                encoding="utf8")
     folder = locale / CHINESE / "LC_MESSAGES" / "book"
     write_po(folder / "page.po", [("Leaf", "叶子", False), ("Old paragraph", "旧段落", False)])
     write_po(folder / "gone.po", [("B", "乙", False)])
@@ -98,7 +100,7 @@ def fresh_templates(tmp_path_factory: pytest.TempPathFactory) -> Path:
     done = subprocess.run([sys.executable, "-c", "import sys; from tools import catalogs; "
                            f"sys.exit(catalogs.extract(__import__('pathlib').Path({str(out)!r})))"],
                           cwd=ROOT, capture_output=True, text=True, errors="replace")
-    assert done.returncode == 0, f"extracting the English text failed:\n{done.stdout[-4000:]}{done.stderr[-2000:]}"
+    assert done.returncode == 0, f"extracting the English failed:\n{done.stdout[-4000:]}{done.stderr[-2000:]}"
     return out
 
 
@@ -200,8 +202,8 @@ def test_every_zh_page_reads_in_chinese(book_build, docname: str) -> None:  # no
     page = prose(CHINESE, docname)
     text = " ".join(page.text)
     share = cjk_share(text)
-    english = sorted((part.strip() for part in page.text if len(LATIN.findall(part)) > 40 and not CJK.search(part)),
-                     key=len, reverse=True)
+    english = sorted((part.strip() for part in page.text
+                      if len(LATIN.findall(part)) > 40 and not CJK.search(part)), key=len, reverse=True)
     assert share >= MIN_CJK_SHARE, (
         f"{CHINESE}/{docname}.html: only {share:.0%} of its prose letters are Chinese (at least "
         f"{MIN_CJK_SHARE:.0%} expected); the longest English passages: {english[:5]}")
@@ -224,9 +226,9 @@ def test_roles_and_cross_references_survive_translation(book_build, language: st
             continue
         target = (here.parent / unquote(parts.path)).resolve() if parts.path else here
         assert target.is_file(), f"{language}/{docname}.html links to {href!r}, which is not in the site"
-        assert target.is_relative_to(SITE / language), f"{language}/{docname}.html leaves its edition: {href!r}"
+        assert target.is_relative_to(SITE / language), f"{language}/{docname}: leaves its edition: {href!r}"
         if parts.fragment and target.suffix == ".html":
-            assert unquote(parts.fragment) in prose_ids(target), f"{language}/{docname}.html: no anchor {href!r}"
+            assert unquote(parts.fragment) in prose_ids(target), f"{language}/{docname}: no anchor {href!r}"
 
 
 def prose_ids(path: Path) -> set[str]:
@@ -286,7 +288,7 @@ def test_the_theme_and_search_are_chinese(book_build) -> None:  # noqa: F811
     terms = json.loads(re.search(r"Search\.setIndex\((.*)\)\s*$", index, re.S)[1])["terms"]
     chinese = [term for term in terms if CJK.search(term)]
     assert "叶子" in terms, "the Chinese search index lacks 叶子 (leaf), the glossary's word"
-    assert chinese and max(map(len, chinese)) <= 12, "Chinese text is not segmented into words (jieba missing?)"
+    assert chinese and max(map(len, chinese)) <= 12, "Chinese is not segmented into words"
 
 
 def test_the_site_root_opens_english_and_lists_the_editions() -> None:
