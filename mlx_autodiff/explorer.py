@@ -210,6 +210,8 @@ def page(answers: Sequence[Answer], folder: str) -> str:
         '<div class="explorer" id="relocation-explorer">\n'
         f"{_form(answers)}\n"
         f'<script type="application/json" class="explorer-data">{payload}</script>\n'
+        "<noscript><p>The three choices need JavaScript, which is off: the tables below give every "
+        "combination's outcome, with links to its pictures.</p></noscript>\n"
         f"{table(answers, folder)}\n"
         "</div>"
     )
@@ -236,9 +238,10 @@ def _form(answers: Sequence[Answer]) -> str:
         _select("explorer-relocation", "relocation", "How it is moved",
                 [(r.choice, r.choice) for r in RELOCATIONS], relocation),
     ]
-    picks = "".join(
-        f'<button type="button" data-key="{escape(found.key)}">{escape(found.name)}</button>'
-        for found in answers if found.article
+    by_name = {found.name: found for found in answers}
+    picks = "".join(  # in the article's order, as chapter 8 shows them
+        f'<button type="button" data-key="{escape(by_name[name].key)}">{escape(name)}</button>'
+        for name in SCENARIOS
     )
     return (
         '<form class="explorer-form" aria-label="Relocation explorer" hidden>\n'

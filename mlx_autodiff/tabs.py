@@ -102,9 +102,10 @@ def caption(record: RunRecord, snap: Snapshot) -> str:
 
 
 def _figure(record: RunRecord, snap: Snapshot) -> str:
+    graph = snap.graph
     return (
         '<figure class="align-default">'
-        f'<div class="output text_html">{inline_svg(snap.graph.svg())}</div>'
+        f'<div class="output text_html">{inline_svg(graph.svg(), graph.title, graph.description)}</div>'
         f'<figcaption><p><span class="caption-text">{html.escape(caption(record, snap))}</span></p>'
         "</figcaption></figure>"
     )

@@ -100,3 +100,28 @@ def test_every_graph_has_a_text_alternative_and_ids_of_its_own(docname: str) -> 
         ids.update(re.findall(r'\bid="([^"]+)"', svg))
     repeated = [element for element, count in ids.items() if count > 1]
     assert not repeated, f"{docname}: graphs share element ids {repeated[:5]}"
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("book_build")
+@pytest.mark.parametrize("docname", toc_pages())
+def test_every_picture_has_a_text_alternative(docname: str) -> None:
+    """Every inline SVG (graphs, the flowchart, loss curves) has a role, a label and a <title>."""
+    for svg in SVG.findall(page_html(docname)):
+        opening = svg[: svg.index(">") + 1]
+        assert re.search(r'role="(img|figure)"', opening), f"{docname}: no role: {opening[:99]}"
+        label = re.search(r'aria-label="([^"]+)"', opening)
+        assert label and len(label.group(1)) > 10, f"{docname}: a picture without a label: {opening[:120]}"
+        assert re.match(r"<svg\b[^>]*>\s*<title>[^<]+</title>", svg), f"{docname}: no <title>: {opening[:99]}"
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("book_build")
+def test_every_explorer_picture_file_has_a_text_alternative() -> None:
+    """The explorer's pictures are shown as <img> with the answer's alt text, and carry their own too."""
+    pictures = sorted((HTML / "book" / "explorer").glob("*.svg"))
+    assert pictures
+    for path in pictures:
+        svg = path.read_text(encoding="utf-8")
+        assert svg.startswith("<svg ") and 'role="img"' in svg[: svg.index(">")], path.name
+        assert re.match(r"<svg\b[^>]*>\s*<title>[^<]+</title>", svg), f"{path.name} has no <title>"

@@ -64,7 +64,8 @@ def test_one_tab_per_method_one_per_step_and_a_figure_per_snapshot(records: list
         assert Elements(panel).labels == [f"step {k}" for k in steps], record.name
         assert panel.count("<figure") == len(record.snapshots), record.name
         for snap in record.snapshots:
-            assert inline_svg(snap.graph.svg()) in panel, snap.graph.title
+            graph = snap.graph
+            assert inline_svg(graph.svg(), graph.title, graph.description) in panel, graph.title
             assert f">{caption(record, snap)}</span>" in panel
     ad = panels(tabs)["ad-to_device"]
     assert ad.count(": the error.") == 1 and "Step 1, after backward: the error." in ad
