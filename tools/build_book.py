@@ -4,12 +4,13 @@ myst-nb's execution cache (jupyter-cache) keys a chapter on its own code cells
 only, so a change to `mlx_autodiff` would leave stale outputs in the book
 (https://github.com/executablebooks/MyST-NB/issues/299, open; written for
 myst-nb 1.4.0 and jupyter-cache 1.0.1, pinned in requirements.txt). This script
-keys the whole cache on a hash of the engine's sources, the requirements and
-README.md (appendix 1 renders its map of the code):
-when that hash changes, the cache is cleared and every chapter runs again; when
-nothing changed, the build reuses it. tests/test_upstream.py fails when
-myst-nb grows an execution option (one may be the dependency list #299 asks
-for) or jupyter-cache stops matching a notebook by its code alone.
+keys the whole cache on a hash of the engine's sources, the requirements,
+README.md (appendix 1 renders its map of the code) and the data files chapters
+read (`book/_data/`, such as the benchmark results): when that hash changes, the
+cache is cleared and every chapter runs again; when nothing changed, the build
+reuses it. tests/test_upstream.py fails when myst-nb grows an execution option
+(one may be the dependency list #299 asks for) or jupyter-cache stops matching a
+notebook by its code alone.
 
 Every page is re-read on every build (`--all`): Sphinx warns only about pages it
 reads, so an incremental build would pass `-W` while an unchanged page still
@@ -82,6 +83,7 @@ def engine_key(root: Path = ROOT) -> str:
     """A hash of everything besides a chapter's own cells that its outputs depend on."""
     digest = hashlib.sha256()
     files = sorted((root / "mlx_autodiff").rglob("*.py")) + [root / "requirements.txt", root / "README.md"]
+    files += sorted(path for path in (root / "book" / "_data").rglob("*") if path.is_file())
     for path in filter(Path.exists, files):
         digest.update(path.relative_to(root).as_posix().encode())
         digest.update(path.read_bytes())

@@ -1,4 +1,4 @@
-"""Where the browser tests find Chromium: one place, so every browser test looks in the same ones.
+"""Where the browser tests and `make bench` find Chromium: one place, so every run looks in the same ones.
 
 In order: the `CHROMIUM` environment variable (a path or a command name), `chromium` and
 `chromium-browser` on PATH, then Google Chrome or Chromium in /Applications (or ~/Applications) on

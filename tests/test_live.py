@@ -1,0 +1,781 @@
+"""Live cells end to end: `make live`'s two servers, their security, and chapters run on the page.
+
+The servers are started as `make live` starts them (`python -m tools.live_server`,
+on free ports, each run with a fresh token) and stopped with Ctrl-C's signal; every
+test checks that nothing of theirs is left running. Pages are opened in the system
+Chromium with the URL the command printed, and every request that does not go to
+127.0.0.1 is blocked and reported. Screenshots land in `_build/screenshots/live-*.png`.
+
+Also here: the `make lab` check (a chapter opened with its settings shows as a
+rendered notebook and runs), and the built site's own promise of no CDN.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import nbformat
+import pytest
+from book_outputs import HTML, ROOT, book_build  # noqa: F401 (book_build is a fixture)
+
+import tools.lab
+from tools.chromium import find_chromium
+
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("book_build")]
+browser_test = pytest.mark.browser
+
+SCREENSHOTS = ROOT / "_build" / "screenshots"
+CHAPTER = "book/04-step-0.html"  # has a graph cell, hidden cells and two graded exercises
+READY_S = 90
+STATE_JS = "() => { const s = document.querySelector('[role=status]'); return s && s.dataset.state; }"
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def descendants(pid: int) -> set[int]:
+    """Every process below `pid` now (`ps` works alike on Linux and macOS)."""
+    rows = subprocess.run(["ps", "-A", "-o", "pid=,ppid="], capture_output=True, text=True).stdout.split("\n")
+    children: dict[int, list[int]] = {}
+    for row in filter(None, (line.split() for line in rows)):
+        children.setdefault(int(row[1]), []).append(int(row[0]))
+    found, todo = set(), [pid]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            if child not in found:
+                found.add(child)
+                todo.append(child)
+    return found
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    # a zombie (exited, not yet reaped by its parent) runs nothing
+    status = Path(f"/proc/{pid}/status")
+    return not (status.exists() and "\nState:\tZ" in status.read_text())
+
+
+class MakeLive:
+    """`python -m tools.live_server` as `make live` runs it (or `make live` itself), and its URL.
+
+    It runs in a process group of its own, as a command typed in a terminal does, so that `stop`
+    can send Ctrl-C's SIGINT to the whole group.
+    """
+
+    def __init__(self, port: int | None = None, live_port: int | None = None,
+                 through_make: bool = False) -> None:
+        self.port, self.live_port = port or free_port(), live_port or free_port()
+        self.book, self.kernels = f"http://127.0.0.1:{self.port}", f"http://127.0.0.1:{self.live_port}"
+        command = (["make", "live", f"PORT={self.port}", f"LIVE_PORT={self.live_port}"]
+                   if through_make else
+                   [sys.executable, "-m", "tools.live_server", "--port", str(self.port),
+                    "--live-port", str(self.live_port)])
+        self.process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                        text=True, start_new_session=True)
+        self.output: list[str] = []
+        self.seen: set[int] = set()
+        self.url = self._read_url()
+        fragment = dict(part.split("=", 1) for part in urlsplit(self.url).fragment.split("&"))
+        self.token = fragment["token"]
+
+    def _read_url(self) -> str:
+        found: list[str] = []
+
+        def read() -> None:
+            assert self.process.stdout is not None
+            for line in self.process.stdout:
+                self.output.append(line)
+                if "#live=" in line and not found:
+                    found.append(line.strip())
+
+        threading.Thread(target=read, daemon=True).start()
+        deadline = time.monotonic() + READY_S
+        while not found and time.monotonic() < deadline and self.process.poll() is None:
+            time.sleep(0.1)
+        if not found:
+            self.stop()
+            pytest.fail("make live printed no URL:\n" + "".join(self.output))
+        return found[0]
+
+    def page_url(self, path: str = CHAPTER) -> str:
+        return self.url.replace("book/index.html", path)
+
+    def remember_processes(self) -> set[int]:
+        """The Jupyter server and its kernels under the launcher, as of now."""
+        self.seen |= descendants(self.process.pid)
+        return self.seen
+
+    def get(self, path: str, token: str | None = None,
+            origin: str | None = None) -> tuple[int, dict[str, str]]:
+        headers = {"Authorization": f"token {token}"} if token else {}
+        if origin:
+            headers["Origin"] = origin
+        request = urllib.request.Request(self.kernels + path, headers=headers)
+        try:
+            with urllib.request.urlopen(request, timeout=10) as answer:
+                return answer.status, dict(answer.headers)
+        except urllib.error.HTTPError as error:
+            return error.code, dict(error.headers)
+
+    def stop(self) -> None:
+        """Ctrl-C's SIGINT to the launcher; then nothing it started may still run."""
+        self.remember_processes()
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGINT)  # Ctrl-C reaches every process of the terminal's group
+            try:
+                self.process.wait(30)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+                pytest.fail("make live did not stop within 30 s of Ctrl-C")
+        deadline = time.monotonic() + 10
+        while any(alive(pid) for pid in self.seen) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        left = [pid for pid in self.seen if alive(pid)]
+        for pid in left:
+            os.kill(pid, signal.SIGKILL)
+        assert not left, f"processes left running after Ctrl-C: {left}"
+
+
+@pytest.fixture(scope="module")
+def live() -> Iterator[MakeLive]:
+    servers = MakeLive()
+    yield servers
+    servers.stop()
+
+
+class LivePage:
+    """A fresh browser profile on one page; only 127.0.0.1 is reachable; console errors are kept."""
+
+    def __init__(self, chromium, url: str, width: int = 1280) -> None:
+        self.context = chromium.new_context(viewport={"width": width, "height": 900}, accept_downloads=True)
+        self.blocked: list[str] = []
+        self.requests: list[str] = []
+        self.errors: list[tuple[str, str]] = []  # (text, url of the resource it is about)
+        elsewhere = re.compile(r"^(?!http://127\.0\.0\.1:|ws://127\.0\.0\.1:)[a-z]+://.*")
+        self.context.route(elsewhere, self._block)
+        self.page = self.context.new_page()
+        self.page.on("request", lambda request: self.requests.append(request.url))
+        self.page.on("console", lambda message: message.type == "error" and self.errors.append(
+            (message.text, message.location.get("url", ""))))
+        self.page.on("pageerror", lambda error: self.errors.append((str(error), "")))
+        self.page.goto(url, wait_until="load")
+
+    def _block(self, route) -> None:
+        self.blocked.append(route.request.url)
+        route.abort()
+
+    @property
+    def status(self):
+        return self.page.locator("[role=status]")
+
+    def wait_for_state(self, state: str, timeout_s: float = READY_S) -> None:
+        self.page.wait_for_function(f"() => ({STATE_JS})() === {json.dumps(state)}", timeout=timeout_s * 1000)
+
+    def go_live(self) -> None:
+        self.page.get_by_role("button", name="Run live").click()
+        self.wait_for_state("ready")
+
+    def cell_index(self, start: str, whole: bool = False) -> int:
+        """The notebook index of the code cell whose book code starts with (or, `whole`, is) `start`."""
+        return self.page.evaluate("""([start, whole]) => {
+          for (const cell of document.querySelectorAll('[class*="live-cell-"]')) {
+            const code = cell.querySelector('.cell_input pre');
+            const text = code ? code.textContent.trim() : null;
+            if (text !== null && (whole ? text === start : text.startsWith(start)))
+              return Number([...cell.classList].find(c => c.startsWith('live-cell-')).slice(10));
+          }
+          return null;
+        }""", [start, whole])
+
+    def cell(self, index: int):
+        return self.page.locator(f".live-cell-{index}")
+
+    def code(self, cell: int | str) -> str:
+        """The code in a cell's editor; `cell` is a notebook index or a CSS selector (".live-answer")."""
+        return self.page.evaluate("s => document.querySelector(s + ' .CodeMirror').CodeMirror.getValue()",
+                                  _selector(cell))
+
+    def set_code(self, cell: int | str, code: str) -> None:
+        self.page.evaluate("([s, code]) => document.querySelector(s + ' .CodeMirror')"
+                           ".CodeMirror.setValue(code)", [_selector(cell), code])
+
+    def run(self, index: int, button: str = "Run cell") -> str:
+        """Click one of a cell's buttons and wait for its note to say it finished; return the note."""
+        note = self.cell(index).locator(".live-note")
+        self.cell(index).get_by_role("button", name=button, exact=True).click()
+        self.page.wait_for_function(
+            f"() => /^(ran|raised|did not finish|stopped)/.test("
+            f"document.querySelector('.live-cell-{index} .live-note').textContent)", timeout=READY_S * 1000)
+        return note.inner_text()
+
+    def screenshot(self, name: str) -> None:
+        SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+        self.page.screenshot(path=str(SCREENSHOTS / f"live-{name}.png"))
+
+    def close(self) -> None:
+        self.context.close()
+
+
+def _selector(cell: int | str) -> str:
+    return f".live-cell-{cell}" if isinstance(cell, int) else cell
+
+
+@pytest.fixture
+def open_page(browser) -> Iterator:
+    pages: list[LivePage] = []
+
+    def opener(url: str, width: int = 1280) -> LivePage:
+        pages.append(LivePage(browser, url, width))
+        return pages[-1]
+
+    yield opener
+    for page in pages:
+        page.close()
+
+
+# ----- the command and its security ---------------------------------------------------------
+
+
+def test_make_live_prints_one_url_with_a_fresh_token_in_its_fragment(live) -> None:
+    assert live.url.startswith(f"{live.book}/book/index.html#live={live.live_port}&token=")
+    assert len(live.token) >= 32
+    assert sum("#live=" in line for line in live.output) == 1
+    other = MakeLive()
+    try:
+        assert other.token != live.token
+    finally:
+        other.stop()
+
+
+def listening_addresses(port: int) -> list[str] | None:
+    """Local addresses with a listening TCP socket on `port`, from /proc (Linux) or lsof; None if neither."""
+    tables = [Path("/proc/net/tcp"), Path("/proc/net/tcp6")]
+    if tables[0].exists():
+        found = []
+        for table in filter(Path.exists, tables):
+            for line in table.read_text().splitlines()[1:]:
+                local, state = line.split()[1], line.split()[3]
+                address, hex_port = local.rsplit(":", 1)
+                if state == "0A" and int(hex_port, 16) == port:  # 0A: LISTEN
+                    found.append(address)
+        return found
+    try:
+        lines = subprocess.run(["lsof", "-nP", f"-iTCP:{port}", "-sTCP:LISTEN"], capture_output=True,
+                               text=True).stdout.splitlines()[1:]
+    except FileNotFoundError:
+        return None
+    return [line.split()[8].rsplit(":", 1)[0] for line in lines]
+
+
+def test_both_servers_listen_on_127_0_0_1_only(live) -> None:
+    for port in (live.port, live.live_port):
+        addresses = listening_addresses(port)
+        if addresses is None:
+            pytest.skip("neither /proc/net/tcp nor lsof: cannot list listening sockets here")
+        assert addresses, f"nothing listens on port {port}"
+        assert set(addresses) <= {"0100007F", "127.0.0.1"}, f"port {port} listens on {addresses}"
+
+
+def test_the_kernel_server_refuses_requests_without_its_token(live) -> None:
+    for path in ("/api/status", "/api/kernels", "/api/sessions", "/api/contents", "/api/kernelspecs"):
+        assert live.get(path)[0] == 403, f"{path} answered without a token"
+        assert live.get(path, token="not-" + live.token)[0] == 403, f"{path} took a wrong token"
+        assert live.get(path, token=live.token)[0] == 200, f"{path} refused the right token"
+
+
+def test_only_the_books_exact_origin_gets_cross_origin_access(live) -> None:
+    status, headers = live.get("/api/status", token=live.token, origin=live.book)
+    assert status == 200 and headers.get("Access-Control-Allow-Origin") == live.book
+    for stranger in (f"http://localhost:{live.port}", "http://127.0.0.1:1", "http://example.org", "null"):
+        # a page elsewhere gets nothing, even one that got hold of the token
+        for token in (None, live.token):
+            status, headers = live.get("/api/kernels", token=token, origin=stranger)
+            assert status >= 400, f"{stranger} was served ({status}, token: {token is not None})"
+            assert headers.get("Access-Control-Allow-Origin") in (None, live.book), f"{stranger} was allowed"
+
+
+def test_a_websocket_from_another_origin_is_refused(live) -> None:
+    from tornado.httpclient import HTTPClientError, HTTPRequest
+    from tornado.websocket import websocket_connect
+
+    request = urllib.request.Request(live.kernels + "/api/kernels", data=b"{}", method="POST",
+                                     headers={"Authorization": f"token {live.token}"})
+    with urllib.request.urlopen(request, timeout=60) as answer:
+        kernel = json.loads(answer.read())["id"]
+    url = f"ws://127.0.0.1:{live.live_port}/api/kernels/{kernel}/channels?token={live.token}"
+
+    async def connect(origin: str) -> int:
+        try:
+            socket_ = await websocket_connect(HTTPRequest(url, headers={"Origin": origin}))
+        except HTTPClientError as error:
+            return error.code
+        socket_.close()
+        return 101
+
+    def handshake(origin: str) -> int:
+        # in a thread of its own: the browser tests' Playwright owns this thread's event loop
+        with concurrent.futures.ThreadPoolExecutor(1) as thread:
+            return thread.submit(asyncio.run, connect(origin)).result(timeout=60)
+
+    try:
+        assert handshake(live.book) == 101
+        for stranger in (f"http://localhost:{live.port}", "http://example.org"):
+            assert handshake(stranger) == 403, f"a websocket from {stranger} was accepted"
+    finally:
+        delete = urllib.request.Request(f"{live.kernels}/api/kernels/{kernel}", method="DELETE",
+                                        headers={"Authorization": f"token {live.token}"})
+        urllib.request.urlopen(delete, timeout=30).close()
+
+
+def test_the_token_is_in_no_built_or_committed_file(live) -> None:
+    tracked = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout
+    files = [ROOT / name for name in tracked.decode().split("\0") if name]
+    files += [path for folder in (HTML, ROOT / "_live") for path in folder.rglob("*") if path.is_file()]
+    needle = live.token.encode()
+    holding = [str(path) for path in files if path.exists() and needle in path.read_bytes()]
+    assert not holding, f"the live token was written to {holding}"
+
+
+def test_ctrl_c_stops_both_servers_and_every_kernel() -> None:
+    if shutil.which("make") is None:
+        pytest.skip("no `make` on PATH")
+    servers = MakeLive(through_make=True)  # `make live PORT=... LIVE_PORT=...`, as a reader types it
+    request = urllib.request.Request(servers.kernels + "/api/kernels", data=b"{}", method="POST",
+                                     headers={"Authorization": f"token {servers.token}"})
+    urllib.request.urlopen(request, timeout=60).close()
+    deadline = time.monotonic() + 30
+    while len(servers.remember_processes()) < 2 and time.monotonic() < deadline:  # the server and its kernel
+        time.sleep(0.2)
+    assert len(servers.seen) >= 2, f"expected a Jupyter server and a kernel, found {servers.seen}"
+    servers.stop()  # asserts that none of them is left
+    for port in (servers.port, servers.live_port):
+        with socket.socket() as probe:
+            assert probe.connect_ex(("127.0.0.1", port)) != 0, f"port {port} still answers"
+
+
+# ----- the page ------------------------------------------------------------------------------
+
+
+@browser_test
+def test_run_live_without_make_live_says_what_to_run(live, open_page) -> None:
+    opened = open_page(f"{live.book}/{CHAPTER}")  # the book alone, as `make book` serves it: no token
+    opened.page.get_by_role("button", name="Run live").click()
+    opened.wait_for_state("disconnected", 10)
+    assert "make live" in opened.status.inner_text()
+    assert not [url for url in opened.requests if url.startswith(live.kernels) or "/_thebe/" in url]
+    assert not opened.errors and not opened.blocked
+
+
+@browser_test
+def test_thebe_loads_only_when_run_live_is_clicked(live, open_page) -> None:
+    opened = open_page(live.page_url())
+    opened.page.wait_for_load_state("networkidle")
+    assert "token" not in opened.page.url, "the token must leave the address bar at once"
+    assert not [url for url in opened.requests if "/_thebe/" in url or url.startswith(live.kernels)]
+    opened.go_live()
+    assert any(url.endswith("/_thebe/index.js") for url in opened.requests)
+    assert not opened.errors and not opened.blocked
+
+
+@browser_test
+@pytest.mark.parametrize("width", [1280, 390])
+def test_a_chapter_runs_live_with_the_books_outputs(live, open_page, width: int) -> None:
+    opened = open_page(live.page_url(), width)
+    graph = opened.cell_index("after_backward", whole=True)
+    first = opened.cell_index("model = LinearConfig(4, 1)")
+    assert graph is not None and first is not None
+    opened.screenshot(f"before-{width}")
+    opened.go_live()
+    opened.screenshot(f"ready-{width}")
+
+    # an edited cell runs on the kernel and prints what the kernel computed
+    opened.cell(first).locator(".CodeMirror").click()
+    opened.page.keyboard.press("Control+End")
+    opened.page.keyboard.type("\nprint('sum of squares', sum(k * k for k in range(10)))")
+    assert opened.run(first, "Run all above").startswith("ran")
+    assert opened.run(first).startswith("ran")
+    assert "sum of squares 285" in opened.cell(first).locator(".cell_output").inner_text()
+
+    # the chapter's graph cell, with its context, renders an inline SVG with tooltips and links
+    assert opened.run(graph, "Run all above").startswith("ran")
+    assert opened.run(graph).startswith("ran")
+    svg = opened.cell(graph).locator(".cell_output svg").first
+    assert svg.locator("title").count() > 0 and svg.locator("a").count() > 0
+    assert svg.bounding_box()["width"] > 100
+    opened.cell(graph).scroll_into_view_if_needed()
+    opened.screenshot(f"graph-{width}")
+
+    # a reader's own matplotlib figure shows as an image
+    opened.set_code(first, "import matplotlib.pyplot as plt\nplt.plot([1, 4, 9]); plt.show()")
+    assert opened.run(first).startswith("ran")
+    image = opened.cell(first).locator(".cell_output img").first
+    assert (image.get_attribute("src") or "").startswith("data:image/png")
+    assert opened.page.evaluate(f"document.documentElement.scrollWidth <= {width} + 2"), "it scrolls sideways"
+    assert not opened.errors, opened.errors
+    assert not opened.blocked, f"requests left 127.0.0.1: {opened.blocked}"
+
+
+@browser_test
+def test_the_chapter_8_menu_draws_live_without_the_internet(live, open_page) -> None:
+    opened = open_page(live.page_url("book/08-seven-ways.html"))
+    menu = opened.cell_index("import ipywidgets as widgets")
+    opened.go_live()
+    opened.page.evaluate(f"document.querySelector('.live-cell-{menu} details').open = true")  # hide-input
+    assert opened.run(menu, "Run all above").startswith("ran")
+    assert opened.run(menu).startswith("ran")
+    choice = opened.cell(menu).locator("select")
+    choice.wait_for(timeout=READY_S * 1000)
+    choice.select_option("plain-fork")
+    opened.page.wait_for_function(f"() => document.querySelector('.live-cell-{menu} .cell_output')"
+                                  ".textContent.includes('flex -> fork')", timeout=READY_S * 1000)
+    opened.cell(menu).locator(".cell_output svg").first.wait_for(timeout=READY_S * 1000)  # its loss curve
+    assert not opened.blocked, f"a widget fetched from the internet: {opened.blocked}"
+    assert not opened.errors, opened.errors
+
+
+@browser_test
+def test_a_live_error_reads_like_the_static_one(live, open_page) -> None:
+    opened = open_page(live.page_url("book/05-step-1.html"))
+    failing = opened.cell_index("train_step(stepped)")
+    static = opened.cell(failing).locator(".cell_output").inner_text().strip()
+    assert static.startswith("TapeConsumedError: ")
+    opened.go_live()
+    note = opened.run(failing, "Run all above")
+    assert note.startswith("ran"), note
+    assert opened.run(failing).startswith("raised TapeConsumedError")
+    shown = opened.cell(failing).locator(".cell_output").inner_text().strip()
+    assert shown.splitlines()[0] == static.splitlines()[0], (shown[:300], static[:300])
+    opened.cell(failing).scroll_into_view_if_needed()
+    opened.screenshot("error")
+    assert not opened.errors, opened.errors
+
+
+@browser_test
+def test_edits_are_kept_across_a_reload_and_reset_brings_the_book_back(live, open_page) -> None:
+    opened = open_page(live.page_url())
+    first = opened.cell_index("model = LinearConfig(4, 1)")
+    opened.go_live()
+    book_code = opened.code(first)
+    opened.cell(first).locator(".CodeMirror").click()
+    opened.page.keyboard.press("Control+End")
+    opened.page.keyboard.type("\n# my note")
+    opened.page.wait_for_timeout(600)  # edits are stored 300 ms after the last key
+    opened.page.reload()
+    opened.wait_for_state("ready")  # a page that was live reconnects by itself
+    assert opened.code(first) == book_code + "\n# my note"
+    assert "live-edited" in (opened.cell(first).get_attribute("class") or "")
+    opened.cell(first).get_by_role("button", name="Reset").click()
+    assert opened.code(first) == book_code
+    opened.page.wait_for_timeout(600)
+    opened.page.reload()
+    opened.wait_for_state("ready")
+    assert opened.code(first) == book_code
+    assert not opened.errors, opened.errors
+
+
+@browser_test
+def test_an_exercise_is_checked_on_the_page(live, open_page) -> None:
+    opened = open_page(live.page_url())
+    check = opened.cell_index("def initialized_cpu_model():")
+    solution = opened.cell_index("def no_effect(model, x, y):")
+    opened.go_live()
+    answer = opened.page.locator(".live-answer").first
+    assert "raise NotImplementedError" in answer.locator(".CodeMirror").inner_text()
+    assert opened.run(check, "Run all above").startswith("ran")
+
+    def verdict_after(code: str | None) -> str:
+        if code is not None:
+            opened.set_code(".live-answer", code)
+        answer.get_by_role("button", name="Run check").click()
+        opened.page.wait_for_function(
+            "() => { const v = document.querySelector('.live-answer .live-verdict');"
+            " return !v.hidden && !v.textContent.startsWith('Checking'); }", timeout=READY_S * 1000)
+        return answer.locator(".live-verdict").inner_text()
+
+    assert verdict_after(None).startswith("Not done yet")
+    wrong = "def no_effect(model, x, y):\n    return []"
+    message = "after to_device both parameters are untouched, got []"  # the check's own assertion
+    assert verdict_after(wrong) == f"Fail: AssertionError: {message}"
+    assert verdict_after(opened.code(solution)).startswith("Pass")
+    answer.scroll_into_view_if_needed()
+    opened.screenshot("exercise")
+    assert not opened.errors, opened.errors
+
+
+@browser_test
+def test_download_my_notebook_writes_the_edited_cells(live, open_page, tmp_path) -> None:
+    opened = open_page(live.page_url())
+    first = opened.cell_index("model = LinearConfig(4, 1)")
+    opened.go_live()
+    opened.set_code(first, "x = 41 + 1")
+    opened.set_code(".live-answer", "my_answer = 1")
+    with opened.page.expect_download() as download:
+        opened.page.get_by_role("button", name="Download my notebook").click()
+    path = tmp_path / download.value.suggested_filename
+    download.value.save_as(path)
+    assert path.name == "04-step-0-mine.ipynb"
+    mine = nbformat.read(path, as_version=4)
+    nbformat.validate(mine)
+    book = nbformat.read(HTML / "_sources" / "book" / "04-step-0.ipynb", as_version=4)
+    assert mine.cells[first].source == "x = 41 + 1" and mine.cells[first].outputs == []
+    answers = [cell for cell in mine.cells if "answer" in cell.metadata.get("tags", [])]
+    assert [cell.source for cell in answers][:1] == ["my_answer = 1"]
+    untouched = [cell for cell in mine.cells if cell not in answers and cell is not mine.cells[first]]
+    assert len(untouched) == len(book.cells) - 1
+    assert [cell.source for cell in untouched] == [c.source for i, c in enumerate(book.cells) if i != first]
+
+
+@browser_test
+def test_a_dead_kernel_says_disconnected_and_a_restart_recovers(live, open_page) -> None:
+    opened = open_page(live.page_url())
+    first = opened.cell_index("model = LinearConfig(4, 1)")
+    opened.go_live()
+    opened.set_code(first, "import os\nos._exit(1)")
+    opened.cell(first).get_by_role("button", name="Run cell").click()
+    opened.wait_for_state("disconnected", 60)
+    assert "kernel stopped" in opened.status.inner_text()
+    opened.screenshot("dead-kernel")
+    opened.page.get_by_role("button", name="Restart kernel").click()
+    opened.wait_for_state("ready")
+    opened.set_code(first, "print(7 * 6)")
+    assert opened.run(first).startswith("ran")
+    assert "42" in opened.cell(first).locator(".cell_output").inner_text()
+    assert not opened.errors, opened.errors
+
+
+@browser_test
+def test_a_stopped_server_and_a_stale_token_are_explained_and_recovered(open_page) -> None:
+    first_run = MakeLive()
+    port, live_port = first_run.port, first_run.live_port
+    try:
+        opened = open_page(first_run.page_url())
+        opened.go_live()
+    finally:
+        first_run.stop()  # Ctrl-C in the terminal while the page is open
+    opened.wait_for_state("disconnected", 60)
+    assert "make live" in opened.status.inner_text()
+    second_run = MakeLive(port, live_port)  # started again: a new token
+    try:
+        opened.page.get_by_role("button", name="Reconnect").click()
+        opened.page.wait_for_function("() => document.querySelector('[role=status]').textContent"
+                                      ".includes('token')", timeout=READY_S * 1000)
+        assert opened.page.evaluate(STATE_JS) == "disconnected"
+        opened.screenshot("stale-token")
+        opened.page.goto(second_run.page_url())  # the URL the new run printed
+        opened.wait_for_state("ready")
+        second_run.remember_processes()
+    finally:
+        second_run.stop()
+    # The browser itself reports each request the stopped or refusing server did not answer;
+    # every console error must be one of those, about the kernel server, and nothing else.
+    kernels = f"127.0.0.1:{live_port}"
+    strays = [(text, url) for text, url in opened.errors if kernels not in text and kernels not in url]
+    assert not strays, strays
+
+
+@browser_test
+def test_the_live_controls_work_with_the_keyboard_alone(live, open_page) -> None:
+    opened = open_page(live.page_url())
+    first = opened.cell_index("model = LinearConfig(4, 1)")
+    opened.page.get_by_role("button", name="Run live").focus()
+    opened.page.keyboard.press("Enter")
+    opened.wait_for_state("ready")
+    for _ in range(80):  # Tab through the page until the focus is in that cell's editor
+        opened.page.keyboard.press("Tab")
+        if opened.page.evaluate(f"!!document.activeElement.closest('.live-cell-{first} .CodeMirror')"):
+            break
+    else:
+        pytest.fail("Tab never reached the first visible cell's editor")
+    opened.page.keyboard.press("Control+End")
+    opened.page.keyboard.type("\nprint('typed', 3 + 4)")
+    opened.page.keyboard.press("Escape")
+    opened.page.keyboard.press("Tab")  # Escape, then Tab, leaves the editor for the cell's buttons
+    assert opened.page.evaluate("document.activeElement.textContent") == "Run cell"
+    opened.page.keyboard.press("Tab")
+    assert opened.page.evaluate("document.activeElement.textContent") == "Run all above"
+    opened.page.keyboard.press("Enter")
+    opened.page.wait_for_function(f"() => document.querySelector('.live-cell-{first} .live-note')"
+                                  ".textContent.startsWith('ran the')", timeout=READY_S * 1000)
+    assert opened.page.evaluate("document.activeElement.textContent") == "Run all above", "the focus moved"
+    opened.page.keyboard.press("Shift+Tab")
+    opened.page.keyboard.press("Shift+Tab")  # back in the editor
+    assert opened.page.evaluate(f"!!document.activeElement.closest('.live-cell-{first} .CodeMirror')")
+    opened.page.keyboard.press("Shift+Enter")
+    opened.page.wait_for_function(f"() => document.querySelector('.live-cell-{first} .cell_output')"
+                                  ".textContent.includes('typed 7')", timeout=READY_S * 1000)
+    assert not opened.errors, opened.errors
+
+
+# ----- the built site ------------------------------------------------------------------------
+
+ASSET = re.compile(r"""<(?:script|link|img|iframe)\b[^>]*?\b(?:src|href)=["']([^"']+)["']""")
+
+
+def test_no_page_loads_anything_from_another_site() -> None:
+    pages = sorted(HTML.rglob("*.html"))
+    assert pages
+    for page in pages:
+        html = page.read_text(encoding="utf8", errors="replace")
+        outside = [url for url in ASSET.findall(html) if re.match(r"^([a-z]+:)?//", url)]
+        assert not outside, f"{page.relative_to(HTML)} loads {outside}"
+        assert "THEBE_JS_URL" not in html and "x-thebe-config" not in html, f"{page}: sphinx-thebe is back"
+
+
+def test_mathjax_and_thebe_are_served_with_the_site() -> None:
+    config = (ROOT / "_config.yml").read_text(encoding="utf8")
+    mathjax = re.search(r"mathjax_path:\s*(\S+)", config)[1]
+    assert "://" not in mathjax
+    assert (HTML / "_static" / mathjax).resolve().is_file()
+    assert (HTML / "_thebe" / "index.js").is_file() and (HTML / "_thebe" / "thebe.css").is_file()
+    assert not list((ROOT / "_static").rglob("*thebe*")), "thebe in _static/ would be added to every page"
+
+
+# ----- make lab ----------------------------------------------------------------------------------
+
+
+def stale_workspace(folder: Path, chapter: str) -> None:
+    """A JupyterLab workspace saved with the chapter open in the plain text editor."""
+    from jupyterlab_server.workspaces_handler import WorkspacesManager
+
+    widget = f"editor:{chapter}"
+    layout = {"main": {"dock": {"type": "tab-area", "currentIndex": 0, "widgets": [widget]},
+                       "current": widget}}
+    opened = {"data": {"path": chapter, "factory": "Editor"}}
+    workspace = {"data": {"layout-restorer:data": layout, widget: opened}, "metadata": {"id": "default"}}
+    folder.mkdir(parents=True, exist_ok=True)
+    WorkspacesManager(str(folder)).save("default", json.dumps(workspace))
+
+
+class Lab:
+    """JupyterLab on a free port with a known token, started by `command`, stopped like Ctrl-C twice."""
+
+    def __init__(self, command: list[str], env: dict[str, str], cwd: Path = ROOT) -> None:
+        self.port, self.token = free_port(), "lab-test-" + os.urandom(8).hex()
+        flags = [f"--port={self.port}", "--no-browser", "--ServerApp.port_retries=0",
+                 "--LabApp.expose_app_in_browser=True", *(["--allow-root"] if os.geteuid() == 0 else [])]
+        self.process = subprocess.Popen(command + flags, cwd=cwd, env=env | {"JUPYTER_TOKEN": self.token},
+                                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                        start_new_session=True)
+        deadline = time.monotonic() + READY_S
+        while time.monotonic() < deadline:
+            try:
+                urllib.request.urlopen(f"{self.url('api/status')}", timeout=2).close()
+                return
+            except OSError:
+                time.sleep(0.5)
+        self.stop()
+        pytest.fail(f"JupyterLab ({command}) did not start")
+
+    def url(self, path: str) -> str:
+        return f"http://127.0.0.1:{self.port}/{path}?token={self.token}"
+
+    def open(self, chromium, path: str):
+        """A browser at `path`: JupyterLab restores its workspace, then opens what the path names."""
+        context = chromium.new_context(viewport={"width": 1280, "height": 900})
+        page = context.new_page()
+        page.goto(self.url(path))
+        page.wait_for_function("() => document.querySelector('.jp-Notebook .jp-Cell, "
+                               ".jp-FileEditor .cm-content')", timeout=READY_S * 1000)
+        page.wait_for_timeout(1000)  # restoring a workspace opens its widgets one after another
+        return context, page
+
+    def stop(self) -> None:
+        for _ in range(2):  # JupyterLab asks for a second Ctrl-C
+            if self.process.poll() is None:
+                self.process.send_signal(signal.SIGINT)
+                time.sleep(0.5)
+        try:
+            self.process.wait(30)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.process.pid, signal.SIGKILL)
+
+
+@browser_test
+def test_make_lab_opens_a_chapter_as_a_rendered_notebook_that_runs(browser) -> None:
+    with tempfile.TemporaryDirectory() as config:
+        stale_workspace(Path(config) / "lab" / "workspaces", "04-step-0.md")
+        env = os.environ | {"JUPYTER_CONFIG_DIR": config}
+        tools.lab.write_overrides()  # the jupytext viewer is the default: the workspace alone reopens text
+        plain = Lab([sys.executable, "-m", "jupyterlab"], env, cwd=ROOT / "book")  # JupyterLab as it comes
+        try:
+            context, page = plain.open(browser, "lab")  # where a reader's earlier JupyterLab left off
+            assert page.locator(".jp-FileEditor").count() == 1, "the old workspace did not reopen the editor"
+            context.close()
+        finally:
+            plain.stop()
+
+        lab = Lab([sys.executable, "-m", "tools.lab", "04"], env)
+        try:
+            context, page = lab.open(browser, "lab/tree/04-step-0.md")  # what `make lab CH=04` opens
+            assert page.locator(".jp-FileEditor").count() == 0, "make lab opened the chapter as plain text"
+            notebook = "window.jupyterapp.shell.currentWidget"
+            page.wait_for_function(f"() => {notebook}.sessionContext.session?.kernel?.status === 'idle'",
+                                   timeout=READY_S * 1000)
+            page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
+            page.wait_for_timeout(500)
+            page.wait_for_function(f"""() => {{
+              const model = {notebook}.content.model;
+              const code = [...Array(model.cells.length).keys()].map(i => model.cells.get(i))
+                                                               .filter(cell => cell.type === 'code');
+              return code.every(cell => cell.executionCount !== null) &&
+                     {notebook}.sessionContext.session.kernel.status === 'idle';
+            }}""", timeout=300_000)
+            failed = page.evaluate(f"""() => {{
+              const model = {notebook}.content.model, failed = [];
+              for (let i = 0; i < model.cells.length; i++) {{
+                const cell = model.cells.get(i);
+                if (cell.type === 'code' && cell.outputs.toJSON().some(out => out.output_type === 'error'))
+                  failed.push(i);
+              }}
+              return failed;
+            }}""")
+            assert failed == [], f"cells {failed} raised in JupyterLab"
+            exercise = page.locator(".jp-MarkdownCell").filter(has=page.locator(".myst-exercise-title")).first
+            exercise.scroll_into_view_if_needed()
+            text = exercise.inner_text()
+            assert "Exercise" in text and "Find what a one-step smoke test" in text
+            assert ":label:" not in text and "{exercise}" not in text, "the exercise shows as MyST source"
+            SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+            page.screenshot(path=str(SCREENSHOTS / "lab-exercise.png"))
+            context.close()
+        finally:
+            lab.stop()
+
+
+def test_the_live_benchmark_measures_what_the_appendix_reports() -> None:
+    if find_chromium() is None:
+        pytest.skip("no Chromium found (tools/chromium.py): the live benchmark drives it")
+    from mlx_autodiff.bench import live_rows
+
+    rows = {row.name: row for row in live_rows(quick=True)}
+    assert all(row.engine is not None and row.engine >= 0 for row in rows.values()), rows
+    ready = next(row for name, row in rows.items() if name.startswith("Run live: click to ready"))
+    assert 0 < ready.engine < 120
+    assert all(row.met is not None for row in rows.values())
+    before = next(row for name, row in rows.items() if name.startswith("thebe fetched before"))
+    assert before.engine == 0 and before.reference > 1_000_000, "thebe must load on the click, not before"

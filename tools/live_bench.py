@@ -1,0 +1,186 @@
+"""Live cells, measured in a browser: `python -m tools.live_bench [--quick]` prints rows as JSON.
+
+`make bench` (mlx_autodiff/bench.py) runs this and adds the rows to the
+benchmarks appendix. It starts `make live`'s two servers on free ports, drives
+the system Chromium with Playwright on chapter 4, and reads the page's own
+timings: the status element's `data-ready-ms` (click on "Run live" to the
+kernel's first answer) and each cell's `data-ms` (click on "Run cell" to the
+kernel's reply, outputs drawn). Page weight is every byte a fresh profile
+downloads to show the chapter before "Run live" is clicked, against the same
+page with the live script and style blocked; thebe's bytes are counted before
+and after the click.
+
+Each row is {name, engine, reference, reference_name, unit, target}; an
+absolute target (under 5 s) is given as the reference with `target` 1.0, so
+the table's ratio reads as a share of the budget.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import socket
+import statistics
+import sys
+from pathlib import Path
+from typing import Any
+
+from tools.chromium import ChromiumNotFound, find_chromium
+from tools.live_server import HTML, LiveServerError, live_servers
+
+CHAPTER = "book/04-step-0.html"
+PRINT_CELL = "print(1)"  # typed into the cell that starts with FIRST_CELL
+FIRST_CELL = "model = LinearConfig(4, 1)"
+GRAPH_CELL = "after_backward"  # chapter 4's ad-to_device graph after backward
+READY_TARGET_S, PRINT_TARGET_S, GRAPH_TARGET_S = 5.0, 0.1, 1.0
+STATE_JS = "() => document.querySelector('[role=status]')?.dataset.state"
+INDEX_JS = """(start) => {  // before "Run live": the book's code is still a <pre>
+  for (const cell of document.querySelectorAll('[class*="live-cell-"]')) {
+    const pre = cell.querySelector('.cell_input pre');
+    if (pre && pre.textContent.startsWith(start))
+      return Number([...cell.classList].find(c => c.startsWith('live-cell-')).slice(10));
+  }
+  return null;
+}"""
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def row(name: str, engine: float | None, reference: float | None = None, reference_name: str = "",
+        unit: str = "s", target: float | None = None, note: str = "") -> dict[str, Any]:
+    return {"name": name, "engine": engine, "reference": reference, "reference_name": reference_name,
+            "unit": unit, "target": target, "note": note}
+
+
+def unavailable(why: str) -> list[dict[str, Any]]:
+    return [row("Live cells", None, note=f"n/a ({why})")]
+
+
+class Counted:
+    """A fresh browser profile that adds up the bytes of every response it receives."""
+
+    def __init__(self, browser, block: tuple[str, ...] = ()) -> None:
+        self.context = browser.new_context(viewport={"width": 1280, "height": 900})
+        self.bytes: dict[str, int] = {}
+        if block:
+            self.context.route(lambda url: url.split("?")[0].endswith(block), lambda route: route.abort())
+        self.page = self.context.new_page()
+        self.page.on("requestfinished", self._count)
+
+    def _count(self, request) -> None:
+        sizes = request.sizes()
+        self.bytes[request.url] = sizes["responseBodySize"] + sizes["responseHeadersSize"]
+
+    def total(self, part: str = "") -> int:
+        return sum(size for url, size in self.bytes.items() if part in url)
+
+
+def page_weight(browser, url: str) -> tuple[int, int]:
+    """Bytes to show the chapter before clicking, with and without the live script and style."""
+    weights = []
+    for block in ((), ("/_static/live.js", "/_static/live.css")):
+        counted = Counted(browser, block)
+        counted.page.goto(url, wait_until="networkidle")
+        weights.append(counted.total())
+        counted.context.close()
+    return weights[0], weights[1]
+
+
+def ready_page(browser, url: str) -> tuple[Counted, int, int, dict[str, int]]:
+    """A chapter gone live: its counter, thebe's bytes before the click, ms to ready, cell indices."""
+    counted = Counted(browser)
+    counted.page.goto(url, wait_until="networkidle")
+    before = counted.total("/_thebe/")
+    cells = {code: counted.page.evaluate(INDEX_JS, code) for code in (FIRST_CELL, GRAPH_CELL)}
+    counted.page.get_by_role("button", name="Run live").click()
+    counted.page.wait_for_function(f"() => ({STATE_JS})() === 'ready'", timeout=120_000)
+    ready_ms = int(counted.page.locator("[role=status]").get_attribute("data-ready-ms"))
+    return counted, before, ready_ms, cells
+
+
+def cell_round_trips(page, index: int, code: str | None, repeats: int) -> list[float]:
+    """Seconds from "Run cell" to the drawn reply, `repeats` times, for the cell at `index`."""
+    cell = f".live-cell-{index}"
+    if code is not None:
+        page.evaluate("([s, c]) => document.querySelector(s + ' .CodeMirror').CodeMirror.setValue(c)",
+                      [cell, code])
+    times = []
+    for _ in range(repeats):
+        page.evaluate(f"document.querySelector('{cell} .live-note').textContent = ''")
+        page.locator(cell).get_by_role("button", name="Run cell", exact=True).click()
+        page.wait_for_function(f"() => /^ran in/.test(document.querySelector('{cell} .live-note')"
+                               ".textContent)", timeout=120_000)
+        times.append(int(page.locator(f"{cell} .live-note").get_attribute("data-ms")) / 1000)
+    return times
+
+
+def measure(chromium: str, quick: bool) -> list[dict[str, Any]]:
+    from playwright.sync_api import sync_playwright
+
+    loads, repeats = (1, 3) if quick else (3, 20)
+    with live_servers(free_port(), free_port()) as servers, sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=chromium, headless=True,
+                                             args=["--headless", "--no-sandbox", "--disable-gpu"])
+        url = servers.url.replace("book/index.html", CHAPTER)
+        with_live, without_live = page_weight(browser, url)
+        ready_times, thebe_before, thebe_after = [], [], []
+        for _ in range(loads):
+            counted, before, ready_ms, _ = ready_page(browser, url)
+            ready_times.append(ready_ms / 1000)
+            thebe_before.append(before)
+            thebe_after.append(counted.total("/_thebe/"))
+            counted.context.close()
+        counted, _, _, cells = ready_page(browser, url)
+        page, graph, first = counted.page, cells[GRAPH_CELL], cells[FIRST_CELL]
+        page.locator(f".live-cell-{graph}").get_by_role("button", name="Run all above").click()
+        page.wait_for_function(f"() => /^ran the/.test(document.querySelector("
+                               f"'.live-cell-{graph} .live-note').textContent)", timeout=120_000)
+        graph_times = cell_round_trips(page, graph, None, max(3, repeats // 2))
+        print_times = cell_round_trips(page, first, PRINT_CELL, repeats)
+        counted.context.close()
+        browser.close()
+    budget = "the target"
+    return [
+        row("Run live: click to ready (kernel started), chapter 4", statistics.median(ready_times),
+            READY_TARGET_S, budget, target=1.0),
+        row("Live cell round trip: print(1)", statistics.median(print_times), PRINT_TARGET_S, budget,
+            target=1.0),
+        row("Live cell round trip: the ad-to_device graph (chapter 4)", statistics.median(graph_times),
+            GRAPH_TARGET_S, budget, target=1.0),
+        row("Page weight before clicking Run live, chapter 4", with_live, without_live,
+            "the same page without live.js and live.css", unit="B", target=1.05),
+        row("thebe fetched before clicking Run live", max(thebe_before), statistics.median(thebe_after),
+            "thebe fetched on the click", unit="B", target=0.0),
+    ]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tools.live_bench",
+                                     description=__doc__.splitlines()[0])
+    parser.add_argument("--quick", action="store_true", help="fewer page loads and runs (for tests)")
+    args = parser.parse_args(argv)
+    try:
+        chromium = find_chromium()
+    except ChromiumNotFound as error:
+        chromium, problem = None, str(error)
+    else:
+        problem = "no Chromium found (tools/chromium.py looks in CHROMIUM, PATH, /Applications)"
+    if chromium is None:
+        rows = unavailable(problem)
+    elif not (Path(HTML) / CHAPTER).exists():
+        rows = unavailable("no built book: run make build-book")
+    else:
+        try:
+            rows = measure(chromium, args.quick)
+        except LiveServerError as error:
+            rows = unavailable(str(error).splitlines()[0])
+    print(json.dumps(rows, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,131 @@
+"""Sphinx extension: what a page's live cells need (`_static/live.js`), and no sphinx-thebe.
+
+Jupyter Book 1 always loads sphinx-thebe (jupyter_book/config.py, its default
+extensions; pinned `sphinx-thebe~=0.3`, 0.3.1 is the last release). sphinx-thebe
+0.3.1 knows only Binder and thebe 0.8.2 from a CDN, and registers its inline
+`const THEBE_JS_URL = ...` script in `env-before-read-docs`, after the HTML
+builder has collected its scripts; under Sphinx 7.4 the builder then adds it a
+second time, so every page threw `SyntaxError: Identifier 'THEBE_JS_URL' has
+already been declared`. Live cells here use thebe 0.9 served with the site
+instead, so this extension unhooks sphinx-thebe before it writes anything
+(no inline script, no Binder page config, no CDN URL, no unused stylesheet).
+
+On each page built from a notebook it then
+
+- marks every rendered code cell with its index in the notebook
+  (class `live-cell-<index>`), and
+- appends one `<script type="application/json" id="live-cells">`: the notebook
+  path the kernel starts in (so a cell's relative paths work as in the build),
+  every code cell's index, tags and exercise label, the source of each cell
+  the page does not show (`remove-cell`, `remove-input`: "Run all above" runs
+  them too), and the starting stub of each exercise that has a check (derived
+  by `mlx_autodiff.workbook.fork`, as a forked notebook's stubs are).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import nbformat
+from docutils import nodes
+from sphinx.application import Sphinx
+from sphinx.config import Config
+from sphinx.util import logging
+
+from mlx_autodiff.workbook.chapters import Chapter
+from mlx_autodiff.workbook.convention import CHECK, LABEL_KEY, exercises
+from mlx_autodiff.workbook.fork import forked_notebook
+
+logger = logging.getLogger(__name__)
+SPHINX_THEBE = "sphinx_thebe"
+DATA_ID = "live-cells"
+
+
+def unhook_sphinx_thebe(app: Sphinx, config: Config) -> None:
+    """Disconnect sphinx-thebe's event handlers and drop its stylesheet (see the module docstring)."""
+    for listeners in app.events.listeners.values():
+        for listener in list(listeners):
+            if getattr(listener.handler, "__module__", "") == SPHINX_THEBE:
+                app.disconnect(listener.id)
+    # sphinx-thebe's setup() registered "sphinx-thebe.css" directly; nothing on the page uses it.
+    app.registry.css_files = [(name, attrs) for name, attrs in app.registry.css_files
+                              if name != "sphinx-thebe.css"]
+
+
+def executed_notebook(app: Sphinx, docname: str) -> nbformat.NotebookNode | None:
+    """The notebook myst-nb wrote for `docname` (every cell, outputs merged), if the page is one."""
+    path = Path(app.outdir).parent / "jupyter_execute" / f"{docname}.ipynb"
+    return nbformat.read(path, as_version=4) if path.exists() else None
+
+
+def exercise_stubs(app: Sphinx, docname: str) -> dict[str, str]:
+    """{exercise label: the stub a forked copy starts from} for the page's graded exercises."""
+    source = Path(app.env.doc2path(docname))
+    root = Path(app.srcdir)
+    chapter = Chapter(source.stem, source, root)
+    stubs = {}
+    for cell in forked_notebook(chapter, root / "exercises").cells:
+        label = cell.metadata.get(LABEL_KEY)
+        if cell.cell_type == "code" and label and CHECK not in cell.metadata.get("tags", []):
+            stubs.setdefault(label, cell.source)
+    return stubs
+
+
+def page_data(app: Sphinx, docname: str, notebook: nbformat.NotebookNode,
+              rendered: dict[int, bool]) -> dict[str, Any]:
+    """The JSON live.js reads: see the module docstring. `rendered`: {cell index: source shown}."""
+    found = exercises(notebook, docname)
+    owner = {index: ex.label for ex in found for index in ex.solution_cells + ex.check_cells}
+    cells = []
+    for index, cell in enumerate(notebook.cells):
+        if cell.cell_type != "code":
+            continue
+        entry: dict[str, Any] = {"index": index, "tags": list(cell.metadata.get("tags", []))}
+        if index in owner:
+            entry["exercise"] = owner[index]
+        if not rendered.get(index, False):
+            entry["source"] = cell.source  # not on the page: the kernel still needs it
+        cells.append(entry)
+    graded = [ex for ex in found if ex.check_cells]
+    stubs = exercise_stubs(app, docname) if graded else {}
+    return {
+        "path": f"{docname}.ipynb",
+        "cells": cells,
+        "exercises": [{"label": ex.label, "title": ex.title, "stub": stubs[ex.label]}
+                      for ex in graded if ex.label in stubs],
+    }
+
+
+def add_live_data(app: Sphinx, doctree: nodes.document, docname: str) -> None:
+    notebook = executed_notebook(app, docname)
+    if notebook is None or app.builder.format != "html":
+        return
+    rendered: dict[int, bool] = {}
+    for container in doctree.findall(nodes.container):
+        if container.get("nb_element") != "cell_code":
+            continue
+        index = container["cell_index"]
+        container["classes"].append(f"live-cell-{index}")
+        shown = [child for child in container.findall(nodes.container)
+                 if child.get("nb_element") == "cell_code_source"]
+        rendered[index] = bool(shown)
+        if shown and _code(shown[0]) != notebook.cells[index].source.rstrip():
+            logger.warning(f"live cells: cell {index} of {docname} renders other code than the notebook "
+                           "holds; live.js would run the wrong code", location=docname)
+    data = json.dumps(page_data(app, docname, notebook, rendered), ensure_ascii=False)
+    safe = data.replace("<", "\\u003c")  # no "</script>" can end the block early
+    doctree.append(nodes.raw("", f'<script type="application/json" id="{DATA_ID}">{safe}</script>',
+                             format="html"))
+
+
+def _code(source_container: nodes.Element) -> str:
+    blocks = list(source_container.findall(nodes.literal_block))
+    return blocks[0].astext().rstrip() if blocks else ""
+
+
+def setup(app: Sphinx) -> dict[str, Any]:
+    app.connect("config-inited", unhook_sphinx_thebe)
+    app.connect("doctree-resolved", add_live_data)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

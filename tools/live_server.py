@@ -1,0 +1,214 @@
+"""`make live`: the built book and a Jupyter server for its live cells, on this machine only.
+
+    python -m tools.live_server [--port 8000] [--live-port 8899]
+
+Both servers listen on 127.0.0.1 only. The Jupyter server gets a fresh random
+token each time (through the environment, so it shows in no process list) and
+accepts cross-origin requests and websockets from the book's exact origin,
+http://127.0.0.1:<port>, and no other. The one URL to open is printed with the
+token in its fragment (`#live=<live port>&token=...`): a fragment is never sent
+to the book's server, and the page moves it into sessionStorage at once
+(_static/live.js). Nothing writes the token to a file in the repository;
+Jupyter's own runtime files go to a temporary folder removed on exit.
+
+The kernel is this virtual environment's Python (the server's own interpreter),
+and the server's root is the repository, so a chapter's kernel starts in
+`book/` and imports `mlx_autodiff` exactly as the build did.
+
+Jupyter skips its origin check for any request that carries the token
+(`IdentityProvider.should_check_origin`, jupyter_server 2.x), so a page elsewhere
+that got hold of the token could open a kernel's websocket. `BookOriginOnly`
+checks the origin of every request that names one: only the book's page may
+talk to the kernels from a browser.
+
+Ctrl-C (or SIGTERM, or closing the terminal) stops both servers and the kernels;
+nothing is left running.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import os
+import secrets
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+from jupyter_server.auth.identity import PasswordIdentityProvider
+
+ROOT = Path(__file__).resolve().parent.parent
+HTML = ROOT / "_build" / "html"
+HOST = "127.0.0.1"
+START_TIMEOUT_S = 60
+STOP_TIMEOUT_S = 10
+# A kernel whose page was closed has no connection left; the server shuts it down after this long idle.
+IDLE_KERNEL_S = 600
+
+
+class BookOriginOnly(PasswordIdentityProvider):
+    """Jupyter's token check, plus the origin check for token-bearing requests and websockets too."""
+
+    def should_check_origin(self, handler: object) -> bool:
+        return True
+
+
+class LiveServerError(RuntimeError):
+    """One of the two servers could not start; the message says why and what to do."""
+
+
+@dataclass(frozen=True)
+class LiveServers:
+    """What a running `make live` offers: the book's origin, the kernel server, and the URL to open."""
+
+    book: str
+    kernels: str
+    token: str
+    live_port: int
+
+    @property
+    def url(self) -> str:
+        return f"{self.book}/book/index.html#live={self.live_port}&token={self.token}"
+
+
+class QuietHandler(SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 (the base class's name)
+        """One line per request would bury the URL to open."""
+
+
+def book_server(port: int, html: Path) -> ThreadingHTTPServer:
+    try:
+        return ThreadingHTTPServer((HOST, port), functools.partial(QuietHandler, directory=str(html)))
+    except OSError as error:
+        raise LiveServerError(f"cannot serve the book on {HOST}:{port} ({error.strerror}): another server "
+                              f"(`make book`, `make live`?) may hold it; stop it or use `make live PORT=8001`"
+                              ) from error
+
+
+def jupyter_command(live_port: int, book_origin: str) -> list[str]:
+    """The Jupyter server's command line: this machine only, the book's origin only."""
+    command = [
+        sys.executable, "-m", "jupyter_server",
+        f"--ServerApp.ip={HOST}",
+        f"--ServerApp.port={live_port}",
+        "--ServerApp.port_retries=0",  # a taken port is an error, not a silent move elsewhere
+        "--ServerApp.open_browser=False",
+        f"--ServerApp.root_dir={ROOT}",
+        f"--ServerApp.allow_origin={book_origin}",
+        "--ServerApp.identity_provider_class=tools.live_server.BookOriginOnly",
+        "--ServerApp.allow_remote_access=False",
+        "--ServerApp.terminals_enabled=False",
+        # only kernels for the pages: no JupyterLab, LSP or terminals behind the kernel port
+        "--ServerApp.jpserver_extensions={'jupyterlab': False, 'jupyter_lsp': False, "
+        "'jupyter_server_terminals': False, 'notebook_shim': False, 'jupytext': False, "
+        "'jupyterlab_myst': False}",
+        f"--MappingKernelManager.cull_idle_timeout={IDLE_KERNEL_S}",
+        "--MappingKernelManager.cull_interval=60",
+    ]
+    if hasattr(os, "geteuid") and os.geteuid() == 0:
+        command.append("--ServerApp.allow_root=True")  # CI runs as root
+    return command
+
+
+def wait_until_up(kernels: str, token: str, process: subprocess.Popen[bytes], log: Path) -> None:
+    """Return once the server answers an authenticated request; raise if it exits or takes too long."""
+    deadline = time.monotonic() + START_TIMEOUT_S
+    request = urllib.request.Request(f"{kernels}/api/status", headers={"Authorization": f"token {token}"})
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            tail = "\n".join(log.read_text(errors="replace").splitlines()[-15:])
+            raise LiveServerError(f"the Jupyter server exited with status {process.returncode}:\n{tail}\n"
+                                  "If the port is taken, choose another: `make live LIVE_PORT=8900`.")
+        try:
+            with urllib.request.urlopen(request, timeout=2):
+                return
+        except (urllib.error.URLError, ConnectionError, TimeoutError):
+            time.sleep(0.2)
+    raise LiveServerError(f"the Jupyter server did not answer on {kernels} within {START_TIMEOUT_S} s")
+
+
+def stop(process: subprocess.Popen[bytes]) -> None:
+    """SIGTERM lets Jupyter shut its kernels down; SIGKILL only if it does not finish in time."""
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(STOP_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+@contextmanager
+def live_servers(port: int, live_port: int, html: Path = HTML) -> Iterator[LiveServers]:
+    """Both servers running until the block ends (however it ends); then both are stopped."""
+    if not (html / "index.html").exists():
+        raise LiveServerError(f"no built book in {html}: run `make build-book` first (`make live` does).")
+    httpd = book_server(port, html)
+    origin = f"http://{HOST}:{httpd.server_address[1]}"
+    token = secrets.token_urlsafe(32)
+    with tempfile.TemporaryDirectory(prefix="live-jupyter-") as scratch:
+        scratch_path = Path(scratch)
+        env = os.environ | {
+            "JUPYTER_TOKEN": token,
+            # Jupyter's runtime files (which hold the token) and any user-level kernel specs stay out:
+            # the kernel is this environment's own python3.
+            "JUPYTER_RUNTIME_DIR": str(scratch_path / "runtime"),
+            "JUPYTER_DATA_DIR": str(scratch_path / "data"),
+            "JUPYTER_CONFIG_DIR": str(scratch_path / "config"),
+            "PYTHONUNBUFFERED": "1",
+        }
+        log_path = scratch_path / "jupyter.log"
+        with open(log_path, "wb") as log:
+            # its own session: a Ctrl-C in the terminal reaches this script, which stops it cleanly
+            # (Jupyter itself would stop to ask "Shutdown this Jupyter server (y/[n])?")
+            process = subprocess.Popen(jupyter_command(live_port, origin), cwd=ROOT, env=env, stdout=log,
+                                       stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                       start_new_session=True)
+        thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+        try:
+            wait_until_up(f"http://{HOST}:{live_port}", token, process, log_path)
+            thread.start()
+            yield LiveServers(origin, f"http://{HOST}:{live_port}", token, live_port)
+        finally:
+            if thread.is_alive():
+                httpd.shutdown()
+                thread.join()
+            httpd.server_close()
+            stop(process)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tools.live_server", description=__doc__.splitlines()[0])
+    parser.add_argument("--port", type=int, default=8000, help="the book's port (default 8000)")
+    parser.add_argument("--live-port", type=int, default=8899, help="the kernel server's port (default 8899)")
+    args = parser.parse_args(argv)
+    stopping = threading.Event()
+    for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(signum, lambda *_: stopping.set())
+    try:
+        with live_servers(args.port, args.live_port) as servers:
+            print(f"Book:    {servers.book}  (this machine only)\n"
+                  f"Kernels: {servers.kernels}  (Jupyter Server; accepts pages from {servers.book} only)\n\n"
+                  f"Open this URL; it carries a fresh token, so keep it to yourself:\n\n    {servers.url}\n\n"
+                  "Then press \"Run live\" on any chapter. Ctrl-C stops both servers.", flush=True)
+            stopping.wait()
+            print("\nStopping the book server, the Jupyter server and its kernels...", flush=True)
+    except LiveServerError as error:
+        print(f"make live: {error}", file=sys.stderr)
+        return 1
+    print("Stopped.")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
