@@ -202,7 +202,7 @@ class LivePage:
 
     def cell_index(self, start: str, whole: bool = False) -> int:
         """The notebook index of the code cell whose book code starts with (or, `whole`, is) `start`."""
-        return self.page.evaluate("""([start, whole]) => {
+        index = self.page.evaluate("""([start, whole]) => {
           for (const cell of document.querySelectorAll('[class*="live-cell-"]')) {
             const code = cell.querySelector('.cell_input pre');
             const text = code ? code.textContent.trim() : null;
@@ -211,6 +211,8 @@ class LivePage:
           }
           return null;
         }""", [start, whole])
+        assert index is not None, f"no code cell on the page starts with {start!r}: has the chapter changed?"
+        return index
 
     def cell(self, index: int):
         return self.page.locator(f".live-cell-{index}")
@@ -501,7 +503,7 @@ def test_edits_are_kept_across_a_reload_and_reset_brings_the_book_back(live, ope
 @browser_test
 def test_an_exercise_is_checked_on_the_page(live, open_page) -> None:
     opened = open_page(live.page_url())
-    check = opened.cell_index("def initialized_cpu_model():")
+    check = opened.cell_index("from mlx_autodiff import Module")
     solution = opened.cell_index("def no_effect(model, x, y):")
     opened.go_live()
     answer = opened.page.locator(".live-answer").first
@@ -518,8 +520,8 @@ def test_an_exercise_is_checked_on_the_page(live, open_page) -> None:
         return answer.locator(".live-verdict").inner_text()
 
     assert verdict_after(None).startswith("Not done yet")
-    wrong = "def no_effect(model, x, y):\n    return []"
-    message = "after to_device both parameters are untouched, got []"  # the check's own assertion
+    wrong = "def no_effect(model, x, y):\n    return model, []"
+    message = "after to_device, the unchanged parameters are ['bias', 'weight'], got []"  # the check's own
     assert verdict_after(wrong) == f"Fail: AssertionError: {message}"
     assert verdict_after(opened.code(solution)).startswith("Pass")
     answer.scroll_into_view_if_needed()
