@@ -3,7 +3,8 @@
  * No dependencies. Jupyter Book loads every script in _static/ on every page; this one does
  * nothing on a page without an explorer. mlx_autodiff/explorer.py (`page`) writes what it expects:
  *
- *   div.explorer
+ *   div.explorer                           gets data-outcome="<the answer's outcome>" (explorer.css
+ *                                            colours the answer's bar by it)
  *     form.explorer-form[hidden]             shown by this script
  *       select[name="built_on"], select[name="read_first"], select[name="relocation"]
  *                                            each with its <label>; their values, joined by "|",

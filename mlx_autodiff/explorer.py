@@ -27,7 +27,7 @@ from dataclasses import asdict, dataclass
 from html import escape
 from pathlib import Path
 
-from .curves import describe, inline_svg, loss_curve
+from .curves import OUTCOME_COLOURS, describe, inline_svg, loss_curve
 from .scenarios import (
     BUILT_ON,
     COMBINATIONS,
@@ -205,8 +205,10 @@ def page(answers: Sequence[Answer], folder: str) -> str:
         "answers": {found.key: asdict(found) for found in answers},
     }
     payload = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/")
+    # the answer's bar takes its outcome's colour, as in the loss curves (_static/explorer.css)
+    colours = ";".join(f"--explorer-{outcome}:{colour}" for outcome, colour in OUTCOME_COLOURS.items())
     return (
-        '<div class="explorer" id="relocation-explorer">\n'
+        f'<div class="explorer" id="relocation-explorer" style="{colours}">\n'
         f"{_form(answers)}\n"
         f'<script type="application/json" class="explorer-data">{payload}</script>\n'
         "<noscript><p>The three choices need JavaScript, which is off: the tables below give every "
