@@ -13,9 +13,10 @@ Flags: `--markdown` prints a markdown table (for the README and the book's
 appendix), `--json PATH` also writes the results to a file, `--book` adds the
 book build timings (slow: it removes `_build` and builds twice), `--quick`
 runs fewer repeats (for tests) and leaves out the live-cell rows, which
-`tools/live_bench.py` measures in a browser against `make live`'s servers. Two
+`tools/live_bench.py` measures in a browser against `make live`'s servers. Three
 rows read the last book build instead of measuring: its largest chapter page,
-and the stepper's frame change in Chromium as the browser tests last timed it.
+the relocation explorer's page before a choice, and the stepper's frame change
+in Chromium as the browser tests last timed it.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ import mlx.core as mx
 import mlx.nn as mnn
 import mlx.optimizers as moptim
 
+from . import explorer
 from .device import Device, accelerator_backend
 from .graph import Graph, snapshot
 from .module import Module
@@ -343,6 +345,11 @@ FRAME_SECONDS = 1 / 60
 """Issue 13: a stepper frame change fits in one frame at 60 Hz."""
 STEPPER_TIMING = ROOT / "_build" / "stepper-timing.json"
 """Written by tests/test_stepper_browser.py, which times frame changes with performance.now()."""
+EXPLORER_PAGE = ROOT / "_build" / "html" / "book" / "08a-explorer.html"
+EXPLORER_LIMIT_BYTES = 1e6
+"""Issue 13: the relocation explorer's page stays under 1 MB before a choice is made."""
+CLEAN_BUILD_SECONDS, REBUILD_SECONDS = 90.0, 20.0
+"""Issue 13: a clean book build takes at most 90 s on 2 cores, an unchanged rebuild at most 20 s."""
 
 
 def built_book_rows() -> list[Row]:
@@ -362,7 +369,21 @@ def built_book_rows() -> list[Row]:
     else:
         frame = Row("Stepper frame change in Chromium", None,
                     note="not timed yet: run `make test` (tests/test_stepper_browser.py times it)")
-    return [size, frame]
+    return [size, frame, explorer_row()]
+
+
+def explorer_row() -> Row:
+    """The explorer's page before a choice: its HTML; the name adds the pictures the page shows first."""
+    if not EXPLORER_PAGE.exists():
+        return Row("Explorer page (HTML)", None, note="no built book: run `make build-book` first")
+    folder = EXPLORER_PAGE.parent / "explorer"
+    first = next(found for found in explorer.load(folder) if found.key == explorer.key(explorer.DEFAULT))
+    shown = sum((folder / name).stat().st_size for name in (first.graph, first.curve) if name)
+    pictures = list(folder.glob("*.svg"))
+    every = sum(path.stat().st_size for path in pictures)
+    name = (f"Explorer page before a choice (HTML; then {shown / 2**10:.0f} KiB for the first combination's "
+            f"two pictures, of {len(pictures)} in {every / 2**20:.1f} MiB)")
+    return Row(name, EXPLORER_PAGE.stat().st_size, EXPLORER_LIMIT_BYTES, "1 MB", "B", 1.0)
 
 
 def live_rows(quick: bool = False) -> list[Row]:
@@ -379,11 +400,13 @@ def book_rows() -> list[Row]:
     """A clean book build (after removing _build), then an unchanged rebuild."""
     rows = []
     shutil.rmtree(ROOT / "_build", ignore_errors=True)
-    for name in ("Book build: clean (one run)", "Book build: unchanged rebuild (one run)"):
+    builds = (("Book build: clean (one run)", CLEAN_BUILD_SECONDS),
+              ("Book build: unchanged rebuild (one run)", REBUILD_SECONDS))
+    for name, limit in builds:
         start = time.perf_counter()
         done = subprocess.run([sys.executable, "-m", "tools.build_book"], cwd=ROOT, capture_output=True)
         note = "" if done.returncode == 0 else f"failed (exit {done.returncode})"
-        rows.append(Row(name, time.perf_counter() - start, note=note))
+        rows.append(Row(name, time.perf_counter() - start, limit, f"{limit:g} s", target=1.0, note=note))
     return rows
 
 

@@ -6,6 +6,9 @@ without pyplot (so Jupyter shows a returned figure once, and nothing opens a
 window) and rendered with Agg; `inline_svg` turns one into inline HTML, as
 `render.Graph` does for graphs and for the same reason (Jupyter Book shows an
 SVG output as `<img>`: https://github.com/jupyter-book/jupyter-book/issues/855).
+Each figure says in words what it shows (`CurveFigure.text_alternative`, from
+`describe`), and `inline_svg` gives the SVG that text as its alternative, as
+graphs have.
 """
 
 from __future__ import annotations
@@ -13,6 +16,8 @@ from __future__ import annotations
 import io
 import math
 from collections.abc import Sequence
+from dataclasses import dataclass
+from html import escape
 
 import matplotlib
 from matplotlib.axes import Axes
@@ -42,6 +47,39 @@ OUTCOME_WORDS: dict[str, str] = {
     "crash-before-training": "crashes before training",
 }
 """Legend words, short enough for one panel's width."""
+
+
+@dataclass(frozen=True)
+class TextAlternative:
+    """What a screen reader hears instead of the picture: its title and one sentence."""
+
+    title: str
+    description: str
+
+
+class CurveFigure(Figure):
+    """A matplotlib Figure that carries its text alternative, for `inline_svg`."""
+
+    def __init__(self, text: TextAlternative, **kwargs: object) -> None:
+        super().__init__(**kwargs)
+        self.text_alternative = text
+
+
+def describe(record: RunRecord) -> str:
+    """One run's curve in words (its label aside): the steps completed, their gradients and losses, where
+    it raised."""
+    steps = record.steps
+    if not steps:
+        done = "no step completed"
+    else:
+        grads = ", ".join(str(s.grads) for s in steps)
+        loss = (f"loss {steps[0].loss:.4f}" if len(steps) == 1
+                else f"loss {steps[0].loss:.4f} at step 0, {steps[-1].loss:.4f} at step {steps[-1].step}")
+        done = f"{len(steps)} of {record.planned_steps} steps completed, with {grads} gradients, {loss}"
+    if record.error is None:
+        return f"{done}."
+    where = "before step 0" if record.error.step is None else f"at step {record.error.step}"
+    return f"{done}; {record.error.type} {where}."
 
 
 def _grads_text(grads: int, compact: bool) -> str:
@@ -106,15 +144,15 @@ def _mark_error(ax: Axes, record: RunRecord, compact: bool) -> None:
         ax.annotate(text, (step, at), xycoords=("data", y_coords), xytext=(10, -4), fontsize=10, **style)
 
 
-def _new_figure(width: float, height: float) -> Figure:
-    fig = Figure(figsize=(width, height), layout="constrained")
+def _new_figure(width: float, height: float, text: TextAlternative) -> CurveFigure:
+    fig = CurveFigure(text, figsize=(width, height), layout="constrained")
     FigureCanvasAgg(fig)
     return fig
 
 
 def loss_curve(record: RunRecord) -> Figure:
     """One run's loss per step, labelled with the gradient counts and the error if any."""
-    fig = _new_figure(6.4, 3.6)
+    fig = _new_figure(6.4, 3.6, TextAlternative(f"Loss per step: {record.label}", describe(record)))
     ax = fig.add_subplot()
     _draw(ax, record, OUTCOME_COLOURS[record.outcome], compact=False)
     _show_steps(ax, _last_step(record))
@@ -134,7 +172,9 @@ def loss_curve(record: RunRecord) -> Figure:
 def small_multiples(records: Sequence[RunRecord], ncols: int = 4) -> Figure:
     """One small panel per run, coloured by outcome, on shared axes, with a colour key."""
     nrows = math.ceil((len(records) + 1) / ncols)  # + 1: room for the key
-    fig = _new_figure(8.5, 2.5 * nrows + 0.4)
+    words = " ".join(f"{r.label}: {describe(r)}" for r in records)
+    text = TextAlternative("Loss per step, one panel per method", words)
+    fig = _new_figure(8.5, 2.5 * nrows + 0.4, text)
     axes = list(fig.subplots(nrows, ncols, sharex=True, sharey=True, squeeze=False).flat)
     for ax, record in zip(axes, records, strict=False):  # the spare axes become the key
         colour = OUTCOME_COLOURS[record.outcome]
@@ -197,8 +237,9 @@ class InlineSVG:
 def inline_svg(fig: Figure) -> InlineSVG:
     """Render `fig` as SVG text, the same bytes on every run, and close it.
 
-    Closing matters for figures made with pyplot: Jupyter would show them again
-    as PNG at the end of the cell.
+    A `CurveFigure`'s text becomes the SVG's `<title>` and, with `role="img"`,
+    its `aria-label`. Closing matters for figures made with pyplot: Jupyter
+    would show them again as PNG at the end of the cell.
     """
     import matplotlib.pyplot as plt  # here, not at the top: importing pyplot picks a backend
 
@@ -208,5 +249,13 @@ def inline_svg(fig: Figure) -> InlineSVG:
     plt.close(fig)
     svg = buffer.getvalue()
     svg = svg[svg.index("<svg") :]  # drop the XML prolog and DOCTYPE
-    svg = svg.replace("<svg ", '<svg style="max-width:100%;height:auto" ', 1)
+    named = ""
+    if isinstance(fig, CurveFigure):
+        label = f"{fig.text_alternative.title}: {fig.text_alternative.description}"
+        named = f' role="img" aria-label="{escape(label)}"'
+    svg = svg.replace("<svg ", f'<svg style="max-width:100%;height:auto"{named} ', 1)
+    if isinstance(fig, CurveFigure):  # the first child of <svg>, where an SVG's own title belongs
+        opening = svg.index(">") + 1
+        title = escape(fig.text_alternative.title, quote=False)
+        svg = f"{svg[:opening]}\n<title>{title}</title>{svg[opening:]}"
     return InlineSVG(svg)

@@ -20,7 +20,7 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Literal, get_args
 
 from .device import Device
 from .errors import AutodiffError
@@ -178,12 +178,62 @@ EXTRA_SCENARIOS: dict[str, Scenario] = _scenarios(
 """Not in the article: an autodiff model made plain, moved, and made autodiff again."""
 
 
+# ----- every combination, for the explorer --------------------------------------------
+
+
+@dataclass(frozen=True)
+class Relocation:
+    """One answer to "how is it moved": the words a reader picks, and the moves they stand for."""
+
+    choice: str
+    moves: tuple[Move, ...]
+    written: str
+    """The moves as a label writes them, after the arrow: `to_device.train()`; empty when not moved."""
+
+
+BUILT_ON: tuple[BuiltOn, ...] = get_args(BuiltOn)
+"""Where a model can be built, in the order the explorer offers them."""
+
+RELOCATIONS: tuple[Relocation, ...] = (
+    Relocation("to_device", ("to_device",), "to_device"),
+    Relocation("fork", ("fork",), "fork"),
+    Relocation("to_device then train()", ("to_device", "train"), "to_device.train()"),
+    Relocation("fork then train()", ("fork", "train"), "fork.train()"),
+    Relocation("not moved", (), ""),
+)
+"""The explorer's ways to move a model; every one ends on `TARGET` unless it is not moved."""
+
+
+def _combination(built_on: BuiltOn, read_first: bool, relocation: Relocation) -> Scenario:
+    """The scenario those three choices make: one of the article's seven, by its name, or a new one."""
+    for scenario in SCENARIOS.values():
+        chosen = (built_on, read_first, relocation.moves)
+        if (scenario.built_on, scenario.read_first, scenario.moves) == chosen:
+            return scenario
+    read = "read" if read_first else "lazy"
+    name = "-".join([built_on, read, *relocation.moves]) if relocation.moves else f"{built_on}-{read}-unmoved"
+    origin = built_on if read_first else f"lazy {built_on}"
+    label = f"{origin} -> {relocation.written}" if relocation.moves else f"{origin}, not moved"
+    return Scenario(name, label, built_on, read_first, relocation.moves)
+
+
+COMBINATIONS: dict[tuple[BuiltOn, bool, str], Scenario] = {
+    (built_on, read_first, relocation.choice): _combination(built_on, read_first, relocation)
+    for built_on in BUILT_ON
+    for read_first in (True, False)
+    for relocation in RELOCATIONS
+}
+"""Every (built on, read before moving, `Relocation.choice`) the explorer offers, and its scenario.
+
+The article's seven are among them, as themselves (`name in SCENARIOS`)."""
+
+
 class UnknownScenarioError(AutodiffError, ValueError):
-    """A scenario name that is neither one of the article's seven nor an extra."""
+    """A scenario name that is neither one of the article's seven, an extra, nor a combination."""
 
 
 def _lookup(name: str) -> Scenario:
-    known = {**SCENARIOS, **EXTRA_SCENARIOS}
+    known = {**SCENARIOS, **EXTRA_SCENARIOS, **{s.name: s for s in COMBINATIONS.values()}}
     if name not in known:
         raise UnknownScenarioError(f"Unknown scenario {name!r}; valid names: {', '.join(known)}.")
     return known[name]
@@ -227,7 +277,7 @@ OUTCOMES: dict[str, str] = {
     "trains": "every step collects gradients, no error",
     "no-gradients": "no error, but some step collected 0 gradients (nothing was trained)",
     "silent-then-crash": "steps with 0 gradients, then an error",
-    "crash-at-step-0": "the first backward raises",
+    "crash-at-step-0": "step 0 raises, in its forward or its backward pass",
     "crash-later": "steps with gradients, then an error",
     "crash-before-training": "building or relocating the model raises",
 }
@@ -412,13 +462,16 @@ def summary_table(records: Sequence[RunRecord]) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    known = {**SCENARIOS, **EXTRA_SCENARIOS}
+    named = {**SCENARIOS, **EXTRA_SCENARIOS}
+    known = {**named, **{s.name: s for s in COMBINATIONS.values()}}
     parser = argparse.ArgumentParser(
         prog="python -m mlx_autodiff.scenarios",
         description="Train the article's relocation methods and print what each did.",
     )
     parser.add_argument(
-        "names", nargs="*", metavar="NAME", help=f"methods to run (default: the seven): {', '.join(known)}"
+        "names", nargs="*", metavar="NAME",
+        help=f"methods to run (default: the seven): {', '.join(named)}, or any of the explorer's "
+        f"{len(COMBINATIONS)} combinations (mlx_autodiff.scenarios.COMBINATIONS)",
     )
     parser.add_argument("--isolated", action="store_true", help="run each method in a fresh process")
     parser.add_argument("--json", action="store_true", help="print each record as one line of JSON")

@@ -17,7 +17,13 @@ fixed where the markup is made:
   https://github.com/executablebooks/MyST-NB/blob/v1.4.0/myst_nb/sphinx_.py#L492-L502;
   no upstream issue found, MyST-NB's tracker searched in 2026-12): this
   extension writes the same `<summary>` without the label, so it is named by
-  the words it shows.
+  the words it shows;
+- a sidebar entry with pages under it (chapter 8 and its explorer) gets a
+  `<summary>` that holds only a chevron icon, so it has no name at all
+  (axe's serious `summary-name`; pydata-sphinx-theme 0.15.4,
+  toctree.py's `add_collapse_checkboxes`; no upstream issue found, the
+  theme's tracker searched in 2026-12): this extension gives each such
+  summary a visually hidden name, "Pages in <the entry's title>".
 
 Jupyter Book 1 sets no `templates_path`, so this extension adds `_templates/`.
 The theme and myst-nb are pinned in requirements.txt; tests/test_accessibility.py
@@ -30,6 +36,7 @@ from html import escape
 from pathlib import Path
 from typing import Any
 
+from bs4 import BeautifulSoup
 from myst_nb.sphinx_ import HideCodeCellNode, depart_HideCellInput
 from sphinx.application import Sphinx
 from sphinx.config import Config
@@ -51,8 +58,36 @@ def visit_hidden_cell(self: HTML5Translator, node: HideCodeCellNode) -> None:
     self.body.append("</summary>\n")
 
 
+def name_sidebar_toggles(soup: BeautifulSoup) -> BeautifulSoup:
+    """Each nameless `<summary>` of the sidebar's tree named after its entry, for screen readers only."""
+    for summary in soup.select("li.has-children > details > summary"):
+        if summary.get_text(strip=True):
+            continue
+        entry = summary.find_parent("li").find("a", recursive=False)
+        label = soup.new_tag("span", attrs={"class": "visually-hidden"})
+        label.string = f"Pages in {entry.get_text(' ', strip=True)}" if entry else "Pages in this part"
+        summary.insert(0, label)
+    return soup
+
+
+def named_toctree(
+    app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any
+) -> None:
+    """Wrap the theme's `generate_toctree_html` (set at priority 500) so its sidebar toggles have names."""
+    generate = context.get("generate_toctree_html")
+    if generate is None:
+        return
+
+    def generate_named(kind: str, *args: Any, **kwargs: Any) -> Any:
+        html = generate(kind, *args, **kwargs)
+        return name_sidebar_toggles(html) if isinstance(html, BeautifulSoup) else html
+
+    context["generate_toctree_html"] = generate_named
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
     app.setup_extension("myst_nb")  # registered first, so the visitor below replaces its own
     app.connect("config-inited", add_templates)
+    app.connect("html-page-context", named_toctree, priority=510)
     app.add_node(HideCodeCellNode, override=True, html=(visit_hidden_cell, depart_HideCellInput))
     return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,78 @@
+"""axe-core, the standard accessibility engine, on every page of the built book: nothing serious.
+
+axe-core comes from npm, pinned in package.json and package-lock.json (`make
+setup` runs `npm ci`), and is injected into each page after it loaded, at a
+desktop and at a phone's width (some findings, such as a table that scrolls
+sideways without a tab stop, exist only on a phone). Every rule runs; a
+"serious" or "critical" violation fails the test with what axe says about it.
+The interactive pieces are checked again in the states a reader brings them
+to: the explorer showing a run that raised, a stepper played to its end.
+"""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from book_outputs import ROOT, book_build, toc_pages  # noqa: F401 (book_build is a fixture)
+from browser_pages import NARROW, WIDE
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.usefixtures("book_build")]
+
+AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+BLOCKING = ("serious", "critical")
+RUN_AXE_JS = """async () => {
+  const results = await axe.run(document, {resultTypes: ['violations']});
+  return results.violations.map(v => ({
+    id: v.id, impact: v.impact, help: v.help,
+    nodes: v.nodes.slice(0, 3).map(n => ({target: n.target.join(' '), summary: n.failureSummary})),
+  }));
+}"""
+
+
+def axe_version() -> str:
+    if not AXE.exists():
+        pytest.fail(f"{AXE.relative_to(ROOT)} is missing: run `make setup` (it runs `npm ci`).")
+    return json.loads((AXE.parent / "package.json").read_text())["version"]
+
+
+def violations(page) -> list[dict]:
+    """axe's serious and critical findings on the page as it is now."""
+    axe_version()
+    page.add_script_tag(path=str(AXE))
+    return [v for v in page.evaluate(RUN_AXE_JS) if v["impact"] in BLOCKING]
+
+
+def report(found: list[dict]) -> str:
+    return "\n".join(f"{v['impact']} {v['id']} ({v['help']}): "
+                     + "; ".join(f"{n['target']}: {n['summary']}" for n in v["nodes"]) for v in found)
+
+
+def test_axe_is_the_pinned_version() -> None:
+    lock = json.loads((ROOT / "package-lock.json").read_text())
+    pinned = json.loads((ROOT / "package.json").read_text())["devDependencies"]["axe-core"]
+    assert axe_version() == pinned == lock["packages"]["node_modules/axe-core"]["version"]
+
+
+@pytest.mark.parametrize("width", [WIDE, NARROW], ids=["desktop", "phone"])
+@pytest.mark.parametrize("docname", toc_pages())
+def test_no_serious_accessibility_violation(visit, docname: str, width: int) -> None:
+    opened = visit(f"{docname}.html", width)
+    found = violations(opened.page)
+    assert not found, f"{docname} at {width} px:\n{report(found)}"
+
+
+def test_the_explorer_showing_an_error_has_no_serious_violation(visit) -> None:
+    opened = visit("book/08a-explorer.html", NARROW)
+    opened.page.get_by_label("How it is moved", exact=True).select_option("to_device then train()")
+    opened.page.locator("details.explorer-message summary").click()
+    found = violations(opened.page)
+    assert not found, report(found)
+
+
+def test_a_stepper_played_to_its_end_has_no_serious_violation(visit) -> None:
+    opened = visit("book/05-step-1.html", WIDE)
+    opened.page.locator(".stepper-player").focus()
+    opened.page.keyboard.press("End")
+    found = violations(opened.page)
+    assert not found, report(found)

@@ -1,0 +1,118 @@
+"""The relocation explorer's data: every combination, the article's seven among them, in words.
+
+The combinations are `scenarios.COMBINATIONS`; each answer is checked against
+its run record field by field (not against the sentence code alone), the
+article's seven against the one table of expected outcomes (tests/article.py),
+and the files the book build wrote against a second, fresh generation: two
+builds give the same bytes.
+"""
+
+from __future__ import annotations
+
+import sys
+from itertools import product
+from pathlib import Path
+
+import pytest
+from article import EXPECTED
+from book_outputs import HTML, ROOT, book_build  # noqa: F401 (book_build is a fixture)
+
+from mlx_autodiff.explorer import ANSWERS_FILE, answer, explore, first_paragraph, key, load, page, write
+from mlx_autodiff.scenarios import BUILT_ON, COMBINATIONS, RELOCATIONS, SCENARIOS, run, run_isolated
+
+PAGE = "book/08a-explorer"
+FOLDER = HTML / "book" / "explorer"
+
+
+@pytest.fixture(scope="module")
+def records() -> dict:
+    """Every combination run in this process: fast, and enough for what does not depend on node ids."""
+    return {choice: run(scenario) for choice, scenario in COMBINATIONS.items()}
+
+
+def test_the_combinations_are_every_choice_once_with_the_articles_seven_under_their_names() -> None:
+    choices = list(product(BUILT_ON, (True, False), [r.choice for r in RELOCATIONS]))
+    assert list(COMBINATIONS) == choices
+    names = [scenario.name for scenario in COMBINATIONS.values()]
+    assert len(set(names)) == len(names), "each combination has a name of its own (its files are named by it)"
+    marked = [s for s in COMBINATIONS.values() if s.name in SCENARIOS]
+    assert {s.name: (s.built_on, s.read_first, s.moves) for s in marked} == {
+        name: (s.built_on, s.read_first, s.moves) for name, s in SCENARIOS.items()}
+
+
+def test_every_answer_says_what_its_run_did(records: dict) -> None:
+    for choice, record in records.items():
+        found = answer(choice, record)
+        text = " ".join(found.lines)
+        assert found.key == key(choice) and found.name == record.name
+        flag = "none" if record.require_grad is None else str(record.require_grad).lower()
+        assert f"require_grad before training: {flag}" in text, found.key
+        grads = ", ".join(str(s.grads) for s in record.steps) or "none"
+        assert f"Gradients per completed step: {grads}" in text, found.key
+        if record.error is None:
+            assert "Ends: trains." in text and found.message == "", found.key
+        else:
+            where = "before training" if record.error.step is None else f"at step {record.error.step}"
+            assert f"Ends: {record.error.type} {where}" in text, found.key
+            assert first_paragraph(record.error.message) in text and found.message == record.error.message
+        assert ("the article's method" in found.lines[0]) == (record.name in SCENARIOS), found.key
+
+
+def test_the_articles_seven_answer_what_the_article_reports(records: dict) -> None:
+    answers = {found.name: found for found in (answer(c, r) for c, r in records.items())}
+    for name, expected in EXPECTED.items():
+        found = answers[name]
+        assert found.article and found.require_grad is expected.require_grad, name
+        assert found.grads == expected.grads and found.outcome == expected.outcome, name
+        assert found.error_type == (expected.error.__name__ if expected.error else None), name
+        assert found.error_step == expected.error_step, name
+
+
+def test_train_on_an_autodiff_model_shows_the_errors_message_not_a_blank(records: dict) -> None:
+    before = [answer(c, r) for c, r in records.items() if r.outcome == "crash-before-training"]
+    assert before, "some combination raises before training (train() on autodiff parameters)"
+    for found in before:
+        assert found.error_type == "AlreadyAutodiffError" and found.relocation.endswith("train()")
+        assert "Autodiff should not wrap an autodiff tensor." in found.lines[3]
+        assert found.graph is None, "no backward ran, so there is no graph to show"
+
+
+def test_a_fresh_process_gives_the_articles_node_id() -> None:
+    found = answer(("flex.autodiff", True, "to_device"), run_isolated("ad-to_device"))
+    assert "consumed at NodeId(3)" in found.lines[3]
+
+
+def test_the_page_without_javascript_has_every_combination_in_its_tables(records: dict) -> None:
+    answers = [answer(c, r) for c, r in records.items()]
+    html = page(answers, "explorer")
+    assert html.count("<tbody>") == len(BUILT_ON)
+    assert html.count("<tr><td>") == len(COMBINATIONS)
+    assert html.count("<strong>") == len(SCENARIOS), "the article's seven are marked in the table"
+    assert '<form class="explorer-form" aria-label="Relocation explorer" hidden>' in html
+    for label in ("Built on", "Parameters read before moving", "How it is moved"):
+        assert f">{label}</label>" in html
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("book_build")
+def test_two_builds_write_the_same_bytes(tmp_path: Path) -> None:
+    """The build's files, against a second generation from fresh processes."""
+    write(explore(), tmp_path)
+    built = sorted(path.name for path in FOLDER.iterdir())
+    assert built == sorted(path.name for path in tmp_path.iterdir())
+    different = [name for name in built if (FOLDER / name).read_bytes() != (tmp_path / name).read_bytes()]
+    assert not different, f"these explorer files differ from one build to the next: {different}"
+    assert (HTML / f"{PAGE}.html").stat().st_size > 0
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("book_build")
+def test_an_unchanged_engine_reuses_the_cached_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """tools/explorer_page.py runs the combinations again only when the engine changed."""
+    monkeypatch.syspath_prepend(str(ROOT / "tools"))  # as Jupyter Book loads a local extension
+    explorer_page = __import__("explorer_page")
+    monkeypatch.setattr(explorer_page, "explore", lambda: pytest.fail("the cached runs were not reused"))
+    folder = explorer_page.cached_folder()
+    assert load(folder) == load(FOLDER)
+    assert (folder / ANSWERS_FILE).read_bytes() == (FOLDER / ANSWERS_FILE).read_bytes()
+    sys.modules.pop("explorer_page")
