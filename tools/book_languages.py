@@ -32,7 +32,11 @@ and `_build/html/zh_CN/`, the Chinese text coming from the gettext catalogs in
   sphinx-exercise 1.x parses it into a subtitle node without the source and
   raw text Sphinx's gettext builder and its translation step look for
   (sphinx/util/nodes.py, `is_translatable` and `extract_messages`), so it was
-  neither extracted nor translated. The word "Exercise" itself comes from
+  neither extracted nor translated; and its post-transform
+  (`ResolveTitlesInExercises`, priority 20) folds the subtitle into
+  "Exercise 4.1 (...)" before the gettext builder reads the page, so for that
+  builder alone each title is also kept as a message of its own
+  (`KeepExerciseTitles`). The word "Exercise" itself comes from
   sphinx-exercise's own zh_CN catalog ("练习").
 """
 
@@ -46,6 +50,7 @@ from docutils import nodes
 from myst_nb.sphinx_ import Parser as NotebookParser
 from sphinx.application import Sphinx
 from sphinx.config import Config
+from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx_exercise.directive import ExerciseDirective, ExerciseStartDirective
 from sphinx_exercise.nodes import exercise_subtitle
 
@@ -161,6 +166,21 @@ class ExerciseStart(ExerciseStartDirective):
         return translatable_titles(self, super().run())
 
 
+class KeepExerciseTitles(SphinxPostTransform):
+    """For the gettext builder: each exercise title as a message, before sphinx-exercise folds it away."""
+
+    builders = ("gettext",)
+    default_priority = 19
+
+    def run(self, **kwargs: Any) -> None:
+        for subtitle in list(self.document.findall(exercise_subtitle)):
+            copies = [child.deepcopy() for child in subtitle.children]
+            message = nodes.paragraph(subtitle.rawsource, "", *copies)
+            message.source, message.line = subtitle.source, subtitle.line
+            message.uid = getattr(subtitle, "uid", None)  # the gettext catalog only takes nodes with one
+            self.document += message
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
     app.add_config_value("book_languages", [], "html", types=[list])
     app.add_config_value("book_executed_folder", "", "env", types=[str])
@@ -169,6 +189,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_source_parser(Parser, override=True)
     app.add_directive("exercise", Exercise, override=True)
     app.add_directive("exercise-start", ExerciseStart, override=True)
+    app.add_post_transform(KeepExerciseTitles)
     app.connect("config-inited", add_switcher)
     app.connect("builder-inited", share_executed_folder, priority=600)
     app.connect("html-page-context", link_languages)
