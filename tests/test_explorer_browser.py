@@ -125,7 +125,7 @@ def test_a_combinations_pictures_load_only_when_it_is_chosen(browser, server: st
         loaded: list[str] = []
         page.on("request", lambda request: "/explorer/" in request.url and loaded.append(
             request.url.rsplit("/", 1)[1]))
-        page.goto(f"{server}{PAGE}", wait_until="load")
+        page.goto(f"{server}en/{PAGE}", wait_until="load")
         assert loaded == ["ad-to_device-graph.svg", "ad-to_device-loss.svg"], "only the shown pictures"
         page.get_by_label("How it is moved", exact=True).select_option("fork")  # one choice changed
         page.wait_for_function(LOADED_JS)
@@ -153,7 +153,7 @@ def test_without_javascript_the_tables_give_every_outcome(browser, server: str, 
     context = browser.new_context(java_script_enabled=False, viewport={"width": WIDE, "height": 900})
     try:
         page = context.new_page()
-        page.goto(f"{server}{PAGE}")
+        page.goto(f"{server}en/{PAGE}")
         root = page.locator("div.explorer")
         assert root.locator("form").is_hidden(), "the form needs JavaScript: it stays hidden"
         rows = root.locator("table.explorer-table tbody tr")
