@@ -134,7 +134,7 @@ class Prose(html.parser.HTMLParser):
 
     SKIPPED = {"script", "style", "svg", "pre", "code", "math", "kbd", "samp"}
     SKIPPED_CLASSES = {"cell_output", "highlight", "math", "notranslate", "stepper", "live-cells",
-                       "explorer", "exercise-download", "pst-scrollable-table-container"}
+                       "explorer", "pst-scrollable-table-container"}
     VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
             "track", "wbr"}
 

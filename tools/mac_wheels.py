@@ -128,9 +128,11 @@ def check_source_only(requirements: Path) -> list[str]:
                                   capture_output=True, text=True, timeout=600)
             archives = sorted(Path(folder).glob("*.tar.gz"))
             if done.returncode != 0 or not archives:
-                problems.append(f"{line}: no source archive ({(done.stderr.strip().splitlines() or [''])[-1]})")
+                why = (done.stderr.strip().splitlines() or ["pip found none"])[-1]
+                problems.append(f"{line}: no source archive ({why})")
                 continue
-            problems += [f"{line}: {part} needs a compiler on the Mac" for part in compiled_parts(archives[0])]
+            problems += [f"{line}: {part} needs a compiler on the Mac"
+                         for part in compiled_parts(archives[0])]
     return problems
 
 
@@ -146,8 +148,9 @@ def download(target: MacTarget, destination: Path, requirements: Path) -> int:
                                   PIP, "-r", str(only_wheels)])
     if status != 0 or not source_only:
         return status
-    return subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary=:all:",
-                           "--dest", str(destination), *source_only], check=False).returncode
+    return subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps",
+                           "--no-binary=:all:", "--dest", str(destination), *source_only],
+                          check=False).returncode
 
 
 def main(argv: list[str] | None = None) -> int:
