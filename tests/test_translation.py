@@ -291,6 +291,20 @@ def test_the_theme_and_search_are_chinese(book_build) -> None:  # noqa: F811
     assert chinese and max(map(len, chinese)) <= 12, "Chinese is not segmented into words"
 
 
+@pytest.mark.parametrize("docname", ["book/index", "book/08a-explorer", "book/a4-benchmarks"])
+def test_the_sidebars_captions_are_translated(book_build, docname: str) -> None:  # noqa: F811
+    """The toctree captions of _toc.yml, in every page's sidebar (tools/book_languages.py,
+    TranslateTocCaptions), from the root page's catalog."""
+    index = catalogs.LOCALE / CHINESE / "LC_MESSAGES" / "book" / "index.po"
+    catalog = {message.id: message.string for message in catalogs.read_catalog(index)}
+    heading = re.compile(r'<p aria-level="2" class="caption" role="heading">'
+                         r'<span class="caption-text">([^<]*)<')
+    captions = heading.findall(page_html(CHINESE, docname))
+    english = heading.findall(page_html("en", docname))
+    assert english and len(captions) == len(english), docname
+    assert captions == [html.unescape(catalog[html.unescape(caption)]) for caption in english], docname
+
+
 def test_the_site_root_opens_english_and_lists_the_editions() -> None:
     page = root_page("to_device, seen", "book/index", ["en", "zh_CN"])
     assert 'http-equiv="refresh" content="0; url=en/book/index.html"' in page

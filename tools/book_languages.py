@@ -38,6 +38,15 @@ and `_build/html/zh_CN/`, the Chinese text coming from the gettext catalogs in
   builder alone each title is also kept as a message of its own
   (`KeepExerciseTitles`). The word "Exercise" itself comes from
   sphinx-exercise's own zh_CN catalog ("练习").
+- translates the table of contents' captions ("Part one: the flowchart"),
+  which Sphinx extracts into the root page's catalog but never translates
+  (https://github.com/jupyter-book/jupyter-book/issues/891, open): Sphinx's
+  `Locale` transform (sphinx/transforms/i18n.py, priority 20) runs before
+  sphinx-external-toc's `InsertToctrees` (sphinx_external_toc/events.py,
+  priority 100) adds the toctrees that `_toc.yml` describes, so a caption is
+  not there yet when the page is translated. `TranslateTocCaptions` runs after
+  it. Written for sphinx-external-toc 1.1.0 and Sphinx 7.4 (tests/test_upstream.py
+  checks the order is still so).
 """
 
 from __future__ import annotations
@@ -48,11 +57,16 @@ from typing import Any
 
 from docutils import nodes
 from myst_nb.sphinx_ import Parser as NotebookParser
+from sphinx import addnodes
 from sphinx.application import Sphinx
 from sphinx.config import Config
+from sphinx.locale import init as init_locale
+from sphinx.transforms import SphinxTransform
 from sphinx.transforms.post_transforms import SphinxPostTransform
+from sphinx.util.i18n import docname_to_domain
 from sphinx_exercise.directive import ExerciseDirective, ExerciseStartDirective
 from sphinx_exercise.nodes import exercise_subtitle
+from sphinx_external_toc.events import InsertToctrees
 
 SWITCHER = "language-switcher.html"
 
@@ -181,6 +195,26 @@ class KeepExerciseTitles(SphinxPostTransform):
             self.document += message
 
 
+class TranslateTocCaptions(SphinxTransform):
+    """A toctree caption in the page's language, once sphinx-external-toc has added the toctree."""
+
+    default_priority = InsertToctrees.default_priority + 1
+
+    def apply(self, **kwargs: Any) -> None:
+        if not self.config.language or self.config.language == "en":
+            return
+        domain = docname_to_domain(self.env.docname, self.config.gettext_compact)
+        folders = [str(Path(self.env.srcdir) / folder) for folder in self.config.locale_dirs]
+        catalog, found = init_locale(folders, self.config.language, domain)
+        if not found:
+            return
+        for toctree in self.document.findall(addnodes.toctree):
+            caption = toctree.get("rawcaption") or toctree.get("caption")
+            translated = catalog.gettext(caption) if caption else ""
+            if translated and translated != caption:
+                toctree.apply_translated_message(caption, translated)
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
     app.add_config_value("book_languages", [], "html", types=[list])
     app.add_config_value("book_executed_folder", "", "env", types=[str])
@@ -190,6 +224,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_directive("exercise", Exercise, override=True)
     app.add_directive("exercise-start", ExerciseStart, override=True)
     app.add_post_transform(KeepExerciseTitles)
+    app.add_transform(TranslateTocCaptions)
     app.connect("config-inited", add_switcher)
     app.connect("builder-inited", share_executed_folder, priority=600)
     app.connect("html-page-context", link_languages)
