@@ -305,6 +305,15 @@ def test_the_sidebars_captions_are_translated(book_build, docname: str) -> None:
     assert captions == [html.unescape(catalog[html.unescape(caption)]) for caption in english], docname
 
 
+def test_hidden_cells_say_show_code_in_chinese(book_build) -> None:  # noqa: F811
+    """The zh_CN words say "show code" without myst-nb's {type}: true while the book hides inputs only."""
+    tags = set(re.findall(r"\bhide-(?:input|output|cell)\b", " ".join(
+        path.read_text(encoding="utf8") for path in (ROOT / "book").glob("*.md"))))
+    assert tags == {"hide-input"}, f"{tags}: give tools/book_languages.py Language words for each kind"
+    page = page_html(CHINESE, "book/04-step-0")
+    assert ">显示代码<" in page and "Show code cell" not in page
+
+
 def test_the_site_root_opens_english_and_lists_the_editions() -> None:
     page = root_page("to_device, seen", "book/index", ["en", "zh_CN"])
     assert 'http-equiv="refresh" content="0; url=en/book/index.html"' in page

@@ -9,7 +9,8 @@ runs (`jupyter_book.sphinx.build_sphinx` on the configuration it derives from `_
 `_toc.yml`: jupyter_book/cli/main.py) with a few settings added on top, so there is one configuration
 and no second copy of it to keep in step:
 
-- `language` (the catalogs are in `locale/`: `_config.yml` says so);
+- `language` (the catalogs are in `locale/`: `_config.yml` says so), and myst-nb's words on a
+  hidden cell's button in that language (`Language.show_code`);
 - the output folders: each language's HTML in `_build/html/<language>/`, its doctrees in
   `_build/.doctrees/<language>/`; every language shares one execution cache, `_build/.jupyter_cache`,
   so the second language reuses what the first executed, and one folder of executed notebooks,
@@ -66,6 +67,8 @@ def build(language: str, *, builder: str = "html", site_languages: list[str] | N
         "nitpicky": True,
         # what this build adds
         "language": language,
+        "nb_code_prompt_show": LANGUAGES[language].show_code,
+        "nb_code_prompt_hide": LANGUAGES[language].hide_code,
         "nb_execution_cache_path": str(where.cache),
         "book_executed_folder": str(where.executed),
         "book_languages": site_languages or [language],
