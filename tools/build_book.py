@@ -105,9 +105,11 @@ class BuildResult:
 
 
 def engine_key(root: Path = ROOT) -> str:
-    """A hash of everything besides a chapter's own cells that its outputs depend on."""
+    """A hash of everything besides a chapter's own cells that its outputs depend on: the engine, and
+    the files README's map names (appendix 1 counts their lines: tools/, _static/)."""
     digest = hashlib.sha256()
     files = sorted((root / "mlx_autodiff").rglob("*.py")) + [root / "requirements.txt", root / "README.md"]
+    files += sorted((root / "tools").rglob("*.py")) + sorted((root / "_static").glob("*.*"))
     files += sorted(path for path in (root / "book" / "_data").rglob("*") if path.is_file())
     for path in filter(Path.exists, files):
         digest.update(path.relative_to(root).as_posix().encode())
