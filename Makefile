@@ -7,8 +7,11 @@ PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
 PORT ?= 8000
 LIVE_PORT ?= 8899
+# The editions to build: every one when empty (en zh_CN); `LANGS=en make book` builds only the English one.
+LANGS ?=
+export LANGS
 
-.PHONY: setup venv test book build-book serve live lab bench bench-book measure-setup exercise lint clean
+.PHONY: setup venv test book build-book serve live lab bench bench-book measure-setup exercise lint catalogs clean
 
 # tools/mac_wheels.py works around a pip bug with pip's internals: keep pip to the series it was written for.
 $(STAMP): requirements.txt pyproject.toml
@@ -44,9 +47,10 @@ build-book: setup
 book: build-book serve
 
 # Search and links need http://, not file://; the server only listens on this machine.
+# The site's root opens the English edition (/en/); the Chinese one is /zh_CN/.
 serve:
 	@test -f _build/html/index.html || { echo "No built book in _build/html: run 'make build-book' first."; exit 1; }
-	@echo "Serving the book on http://127.0.0.1:$(PORT) (Ctrl-C to stop)"
+	@echo "Serving the book on http://127.0.0.1:$(PORT) (English: /en/, 中文: /zh_CN/; Ctrl-C to stop)"
 	$(PY) -m http.server $(PORT) --bind 127.0.0.1 --directory _build/html
 
 # The book and, beside it, a Jupyter server on this machine for its live cells ("Run live" on a page).
@@ -73,6 +77,11 @@ measure-setup: setup
 
 exercise: setup
 	$(PY) -m mlx_autodiff.exercises fork $(CH)
+
+# After an English edit: extract the text again and update locale/zh_CN's catalogs (changed entries turn
+# fuzzy, new ones are empty); then translate those, and `make test` passes again (tools/catalogs.py).
+catalogs: setup
+	$(PY) -m tools.catalogs update
 
 lint: setup
 	$(VENV)/bin/ruff check mlx_autodiff tests tools

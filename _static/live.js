@@ -14,8 +14,112 @@
  * The token moves into sessionStorage and out of the address bar at once; it is only ever
  * sent to the kernel server on 127.0.0.1. thebe (about 3 MB) loads when "Run live" is
  * clicked, never before. Pages without the JSON (search, index) are left alone.
+ *
+ * Every word this script shows a reader comes from WORDS, by the page's <html lang> (the Chinese
+ * edition's is "zh-CN"); commands ("make live"), URLs and Python's error names stay as they are.
+ * The edits a reader keeps are the same in both editions: a page's code is.
  */
 'use strict';
+
+const WORDS = {
+  en: {
+    runLive: 'Run live', reconnect: 'Reconnect', restart: 'Restart kernel', download: 'Download my notebook',
+    runCell: 'Run cell', reset: 'Reset', runCheck: 'Run check', runAllAbove: 'Run all above',
+    states: { connecting: 'connecting', ready: 'ready', busy: 'busy', disconnected: 'disconnected' },
+    storageRefused: 'this browser refused to store your edits (storage full or blocked): use "Download my ' +
+      'notebook" before you leave the page.',
+    edited: (n) => `You changed ${n} cell${n > 1 ? 's' : ''} on this page; "Run live" brings your code back.`,
+    noThebe: (root) => `this site has no ${root}_thebe/index.js: run "make setup", then "make live" again`,
+    refused: 'the kernel server refused this page\'s token. Every "make live" prints a new URL: ' +
+      'open the one it printed last (or stop it and run it again).',
+    nothingAnswers: (url) => `nothing answers on ${url}. In the book's folder run "make live" and open the URL it prints.`,
+    answered: (status, text) => `the kernel server answered ${status} ${text}.`,
+    noServer: 'live cells run on a Jupyter kernel on your own machine. In the book\'s folder run "make live" ' +
+      'and open the URL it prints (it carries the key to the kernel).',
+    wrongOrigin: (origin) => 'the kernel server only accepts pages from http://127.0.0.1:<port>; open the ' +
+      `URL "make live" printed instead of ${origin}.`,
+    starting: (url) => `starting a kernel on ${url}\u2026`,
+    noAnswer: (s) => `the kernel did not answer over its websocket within ${s} s (did the page come from the ` +
+      'URL "make live" printed?)',
+    notStarted: (why) => `could not start a kernel: ${why}`,
+    started: (url, s) => `kernel running on ${url} (started in ${s} s). Shift+Enter in a cell runs it.`,
+    died: 'the kernel stopped (a crash, os._exit, or out of memory), and everything it had defined is gone. ' +
+      '"Restart kernel" starts a fresh one; then "Run all above".',
+    retrying: (url) => `lost the connection to ${url}; trying again\u2026`,
+    lost: (why) => `lost the kernel server: ${why}`,
+    answerTitle: (name) => `Your answer to ${name}`,
+    editorLabel: (n) => `Code of cell ${n}. Shift+Enter runs it; Escape, then Tab, leaves the editor.`,
+    cellLabel: (n) => `Cell ${n}`,
+    bookChanged: 'The book\'s code for this cell changed since you edited it; Reset shows the new code.',
+    queued: (n) => `running (${n} cells queued)\u2026`,
+    running: 'running\u2026',
+    waiting: 'the kernel is waiting for the next cell.',
+    stoppedMidCell: 'The kernel stopped before this cell finished.',
+    ran: (ms) => `ran in ${ms} ms`,
+    raised: (name, ms) => `raised ${name} (${ms} ms)`,
+    unfinished: 'did not finish',
+    runningAbove: (n) => `running the ${n} cells above\u2026`,
+    cellNumber: (n) => `cell ${n}`,
+    hiddenCell: 'a cell this page does not show',
+    stoppedRaised: (where, name, value) => `stopped: ${where} raised ${name}: ${value}`,
+    stoppedUnfinished: (where) => `stopped: ${where} did not finish`,
+    ranAbove: (n) => `ran the ${n} cells above`,
+    checking: 'Checking\u2026',
+    noKernel: 'Not checked: the kernel is not running.',
+    notDone: (name) => `Not done yet: replace the stub in "Your answer to ${name}" with your solution.`,
+    answerRaised: (name, value) => `Your answer raised ${name}: ${value}`,
+    fail: (name, value) => `Fail: ${name}: ${value}`,
+    kernelStopped: 'Not checked: the kernel stopped.',
+    pass: (name) => `Pass: the check of ${name} accepts your answer.`,
+    unreadable: (why) => `could not read this page's notebook (${why}); your edits are still kept in this browser.`,
+  },
+  'zh-CN': {
+    runLive: '实时运行', reconnect: '重新连接', restart: '重启内核', download: '下载我的笔记本',
+    runCell: '运行单元格', reset: '重置', runCheck: '运行检查', runAllAbove: '运行上方所有单元格',
+    states: { connecting: '连接中', ready: '就绪', busy: '运行中', disconnected: '未连接' },
+    storageRefused: '浏览器拒绝保存你的修改（存储已满或被禁用）：离开本页之前，请先点“下载我的笔记本”。',
+    edited: (n) => `你改过本页的 ${n} 个单元格；点“实时运行”即可找回你的代码。`,
+    noThebe: (root) => `本站没有 ${root}_thebe/index.js：请先运行 "make setup"，再运行 "make live"`,
+    refused: '内核服务器拒绝了本页的令牌。每次运行 "make live" 都会打印一个新的 URL：请打开它最后打印的那个（或者停掉它再运行一次）。',
+    nothingAnswers: (url) => `${url} 上没有服务应答。请在本书的目录里运行 "make live"，再打开它打印的 URL。`,
+    answered: (status, text) => `内核服务器返回了 ${status} ${text}。`,
+    noServer: '实时单元格运行在你自己机器上的 Jupyter 内核里。请在本书的目录里运行 "make live"，再打开它打印的 ' +
+      'URL（URL 里带着连接内核的密钥）。',
+    wrongOrigin: (origin) => `内核服务器只接受来自 http://127.0.0.1:<port> 的页面；请打开 "make live" 打印的 URL，而不是 ${origin}。`,
+    starting: (url) => `正在 ${url} 上启动内核\u2026`,
+    noAnswer: (s) => `内核在 ${s} 秒内没有通过 websocket 应答（本页是从 "make live" 打印的 URL 打开的吗？）`,
+    notStarted: (why) => `无法启动内核：${why}`,
+    started: (url, s) => `内核运行在 ${url}（启动用了 ${s} 秒）。在单元格里按 Shift+Enter 即可运行。`,
+    died: '内核停止了（崩溃、os._exit 或内存不足），它定义过的一切都没了。点“重启内核”启动一个新内核，再点“运行上方所有单元格”。',
+    retrying: (url) => `与 ${url} 的连接断了；正在重试\u2026`,
+    lost: (why) => `与内核服务器失去了联系：${why}`,
+    answerTitle: (name) => `你对${name}的解答`,
+    editorLabel: (n) => `第 ${n} 个单元格的代码。按 Shift+Enter 运行；先按 Escape 再按 Tab 可离开编辑器。`,
+    cellLabel: (n) => `第 ${n} 个单元格`,
+    bookChanged: '你修改之后，书中这个单元格的代码变了；点“重置”可以看到新代码。',
+    queued: (n) => `运行中（${n} 个单元格在排队）\u2026`,
+    running: '运行中\u2026',
+    waiting: '内核在等待下一个单元格。',
+    stoppedMidCell: '这个单元格还没运行完，内核就停止了。',
+    ran: (ms) => `运行完毕，用时 ${ms} ms`,
+    raised: (name, ms) => `抛出了 ${name}（${ms} ms）`,
+    unfinished: '没有运行完',
+    runningAbove: (n) => `正在运行上方的 ${n} 个单元格\u2026`,
+    cellNumber: (n) => `第 ${n} 个单元格`,
+    hiddenCell: '本页没有显示的一个单元格',
+    stoppedRaised: (where, name, value) => `已停止：${where}抛出了 ${name}: ${value}`,
+    stoppedUnfinished: (where) => `已停止：${where}没有运行完`,
+    ranAbove: (n) => `已运行上方的 ${n} 个单元格`,
+    checking: '检查中\u2026',
+    noKernel: '未检查：内核没有在运行。',
+    notDone: (name) => `还没完成：请把“你对${name}的解答”里的占位代码换成你的解答。`,
+    answerRaised: (name, value) => `你的解答抛出了 ${name}: ${value}`,
+    fail: (name, value) => `未通过：${name}: ${value}`,
+    kernelStopped: '未检查：内核停止了。',
+    pass: (name) => `通过：${name}的检查接受了你的解答。`,
+    unreadable: (why) => `读不到本页的笔记本（${why}）；你的修改仍保存在这个浏览器里。`,
+  },
+};
 
 function liveCells() {
   const dataElement = document.getElementById('live-cells');
@@ -26,6 +130,7 @@ function liveCells() {
   const LIVE_KEY = `live-on:${page.path}`; // sessionStorage: reconnect when this page reloads
   const CREDENTIALS_KEY = 'live-kernel-server'; // sessionStorage: {port, token} from the URL
   const KERNEL_START_S = 60;
+  const say = WORDS[document.documentElement.lang] || WORDS.en;
 
   // ----- where the kernel server is -------------------------------------------------------
 
@@ -72,8 +177,7 @@ function liveCells() {
       localStorage.setItem(EDITS_KEY, JSON.stringify(edits));
       return true;
     } catch {
-      tell('this browser refused to store your edits (storage full or blocked): use "Download my ' +
-           'notebook" before you leave the page.');
+      tell(say.storageRefused);
       return false;
     }
   }
@@ -90,11 +194,11 @@ function liveCells() {
   // ----- the bar: "Run live", the status, and the page-wide controls -------------------------
 
   const bar = element('div', { class: 'live-bar' });
-  const launch = button('Run live', () => start(true));
+  const launch = button(say.runLive, () => start(true));
   const status = element('p', { class: 'live-status', role: 'status', tabindex: '-1' });
-  const recover = button('Reconnect', () => start(true));
-  const restart = button('Restart kernel', () => start(true));
-  const download = button('Download my notebook', () => downloadNotebook());
+  const recover = button(say.reconnect, () => start(true));
+  const restart = button(say.restart, () => start(true));
+  const download = button(say.download, () => downloadNotebook());
   recover.hidden = restart.hidden = download.hidden = true;
   bar.append(launch, recover, restart, download, status);
   const heading = document.querySelector('article.bd-article h1');
@@ -103,7 +207,8 @@ function liveCells() {
   /** The status element: one of connecting, ready, busy, disconnected, and what it means. */
   function show(state, detail, control = null) {
     status.dataset.state = state;
-    status.replaceChildren(element('strong', {}, state), document.createTextNode(detail ? ` \u2014 ${detail}` : ''));
+    status.replaceChildren(element('strong', {}, say.states[state]),
+                           document.createTextNode(detail ? ` \u2014 ${detail}` : ''));
     recover.hidden = control !== recover;
   }
 
@@ -114,8 +219,7 @@ function liveCells() {
 
   const editedCount = Object.keys(edits.cells).length;
   if (editedCount) {
-    status.textContent = `You changed ${editedCount} cell${editedCount > 1 ? 's' : ''} on this page; ` +
-      '"Run live" brings your code back.';
+    status.textContent = say.edited(editedCount);
   }
 
   // ----- loading thebe (on click only) --------------------------------------------------------
@@ -129,7 +233,7 @@ function liveCells() {
       script.onload = () => resolve();
       script.onerror = () => {
         thebeLoaded = null;
-        reject(new Error(`this site has no ${root}_thebe/index.js: run "make setup", then "make live" again`));
+        reject(new Error(say.noThebe(root)));
       };
       document.head.append(css, script);
     });
@@ -149,13 +253,11 @@ function liveCells() {
   let clickedAt = 0;
 
   async function probe(where) {
-    const refused = 'the kernel server refused this page\'s token. Every "make live" prints a new URL: ' +
-      'open the one it printed last (or stop it and run it again).';
+    const refused = say.refused;
     try {
       await fetch(`${serverUrl(where)}/api`, { cache: 'no-store' }); // needs no token
     } catch {
-      return `nothing answers on ${serverUrl(where)}. In the book's folder run "make live" ` +
-        'and open the URL it prints.';
+      return say.nothingAnswers(serverUrl(where));
     }
     let answer;
     try {
@@ -166,7 +268,7 @@ function liveCells() {
       return refused; // Jupyter's 403 carries no CORS header, so the browser reports a network error
     }
     if (answer.status === 401 || answer.status === 403) return refused;
-    return answer.ok ? null : `the kernel server answered ${answer.status} ${answer.statusText}.`;
+    return answer.ok ? null : say.answered(answer.status, answer.statusText);
   }
 
   function start(clicked) {
@@ -178,17 +280,15 @@ function liveCells() {
   async function connect() {
     const where = credentials();
     if (!where) {
-      show('disconnected', 'live cells run on a Jupyter kernel on your own machine. In the book\'s ' +
-           'folder run "make live" and open the URL it prints (it carries the key to the kernel).');
+      show('disconnected', say.noServer);
       return false;
     }
     if (location.hostname !== '127.0.0.1') {
-      show('disconnected', `the kernel server only accepts pages from http://127.0.0.1:<port>; open the ` +
-           `URL "make live" printed instead of ${location.origin}.`);
+      show('disconnected', say.wrongOrigin(location.origin));
       return false;
     }
     bar.classList.add('live-on'); // from now on the bar stays in view: it carries the way to recover
-    show('connecting', `starting a kernel on ${serverUrl(where)}\u2026`);
+    show('connecting', say.starting(serverUrl(where)));
     try {
       await dropSession();
       await loadThebe();
@@ -216,11 +316,10 @@ function liveCells() {
       notebook.attachSession(session);
       watch(session, where);
       // The session exists once the kernel process does; "ready" is its first answer over the websocket.
-      await withTimeout(session.kernel.info, KERNEL_START_S, 'the kernel did not answer over its websocket ' +
-                        `within ${KERNEL_START_S} s (did the page come from the URL "make live" printed?)`);
+      await withTimeout(session.kernel.info, KERNEL_START_S, say.noAnswer(KERNEL_START_S));
       readyFor = session;
     } catch (error) {
-      show('disconnected', `could not start a kernel: ${error.message || error}`, recover);
+      show('disconnected', say.notStarted(error.message || error), recover);
       return false;
     }
     sessionStorage.setItem(LIVE_KEY, '1');
@@ -230,8 +329,7 @@ function liveCells() {
     status.dataset.readyMs = String(took);
     // "Run live" is gone: a keyboard reader's focus goes to the status it turned into, not to the page's top
     if ([launch, document.body, null].includes(document.activeElement)) status.focus();
-    show('ready', `kernel running on ${serverUrl(where)} (started in ${(took / 1000).toFixed(1)} s). ` +
-         'Shift+Enter in a cell runs it.');
+    show('ready', say.started(serverUrl(where), (took / 1000).toFixed(1)));
     return true;
   }
 
@@ -275,18 +373,17 @@ function liveCells() {
       if (current !== session || readyFor !== current) return;
       if (state === 'autorestarting' || state === 'dead') {
         lost = true;
-        show('disconnected', 'the kernel stopped (a crash, os._exit, or out of memory), and everything ' +
-             'it had defined is gone. "Restart kernel" starts a fresh one; then "Run all above".', null);
+        show('disconnected', say.died, null);
       }
     });
     kernel.connectionStatusChanged.connect(async (_, state) => {
       if (current !== session || readyFor !== current || state !== 'connecting' || lost) return;
-      show('connecting', `lost the connection to ${serverUrl(where)}; trying again\u2026`);
+      show('connecting', say.retrying(serverUrl(where)));
       const problem = await probe(where).catch((error) => String(error));
       if (problem && current === session) {
         lost = true;
         await dropSession();
-        show('disconnected', `lost the kernel server: ${problem}`, recover);
+        show('disconnected', say.lost(problem), recover);
       }
     });
   }
@@ -318,12 +415,12 @@ function liveCells() {
       const admonition = document.getElementById(exercise.label);
       const first = page.cells.find((entry) => entry.exercise === exercise.label);
       if (!admonition || !first) continue;
-      // "Exercise 4.1", as the book numbers it in the admonition's title
-      const title = admonition.querySelector('.admonition-title');
-      const name = ((title && title.textContent.match(/Exercise [\d.]+/)) || [exercise.label])[0];
+      // "Exercise 4.1" (练习 4.1), as the book numbers it in the admonition's title
+      const number = admonition.querySelector('.admonition-title .caption-number');
+      const name = (number && number.textContent.trim()) || exercise.label;
       names.set(exercise.label, name);
       const cellElement = element('div', { class: 'cell live-answer' },
-                                  element('p', { class: 'live-answer-title' }, `Your answer to ${name}`),
+                                  element('p', { class: 'live-answer-title' }, say.answerTitle(name)),
                                   element('div', { class: 'cell_input' }, element('pre', {}, exercise.stub)));
       admonition.after(cellElement);
       shown.push({ index: first.index - 0.5, key: `answer:${exercise.label}`, answerTo: exercise.label,
@@ -371,22 +468,21 @@ function liveCells() {
       if (!['Escape', 'Tab', 'Shift'].includes(event.key)) cm.setOption('extraKeys', keys);
     });
     editor.on('blur', (cm) => cm.setOption('extraKeys', keys));
-    editor.getInputField().setAttribute('aria-label',
-      `Code of cell ${cell.number}. Shift+Enter runs it; Escape, then Tab, leaves the editor.`);
+    editor.getInputField().setAttribute('aria-label', say.editorLabel(cell.number));
 
-    const controls = element('div', { class: 'live-controls', role: 'group', 'aria-label': `Cell ${cell.number}` });
-    const runButton = button('Run cell', () => run(cell));
-    const reset = button('Reset', () => {
+    const controls = element('div', { class: 'live-controls', role: 'group', 'aria-label': say.cellLabel(cell.number) });
+    const runButton = button(say.runCell, () => run(cell));
+    const reset = button(say.reset, () => {
       editor.setValue(cell.original);
       editor.focus();
     });
     cell.note = element('span', { class: 'live-note' });
     controls.append(runButton);
     if (cell.answerTo || (cell.exercise && cell.tags.includes('check'))) {
-      controls.append(button('Run check', () => runCheck(cell.answerTo || cell.exercise, cell)));
+      controls.append(button(say.runCheck, () => runCheck(cell.answerTo || cell.exercise, cell)));
     }
     if (!cell.answerTo && page.cells.some((entry) => entry.index < cell.index)) {
-      controls.append(button('Run all above', () => runAllAbove(cell)));
+      controls.append(button(say.runAllAbove, () => runAllAbove(cell)));
     }
     controls.append(reset, cell.note);
     cell.box.after(controls);
@@ -403,7 +499,7 @@ function liveCells() {
     edited();
     const saved = edits.cells[cell.key];
     if (saved && saved.original !== cell.original) {
-      cell.note.textContent = 'The book\'s code for this cell changed since you edited it; Reset shows the new code.';
+      cell.note.textContent = say.bookChanged;
     }
     editor.on('change', () => rememberEdit(cell.key, edited(), cell.original));
     cell.box.addEventListener('keydown', (event) => {
@@ -423,30 +519,30 @@ function liveCells() {
     const future = session.kernel.requestExecute({ code, stop_on_error: true });
     if (cell) cell.thebe.area.future = future; // thebe-core's OutputArea draws every message of the request
     running += 1;
-    show('busy', running > 1 ? `running (${running} cells queued)\u2026` : 'running\u2026');
+    show('busy', running > 1 ? say.queued(running) : say.running);
     try {
       return (await future.done).content; // {status: 'ok'} or {status: 'error', ename, evalue}
     } finally {
       running -= 1;
-      if (!running && !lost && readyFor) show('ready', 'the kernel is waiting for the next cell.');
+      if (!running && !lost && readyFor) show('ready', say.waiting);
     }
   }
 
   async function run(cell, { quiet = false } = {}) {
     if (!(await ready())) return { status: 'aborted' };
-    cell.note.textContent = 'running\u2026';
+    cell.note.textContent = say.running;
     const startedAt = performance.now();
     let reply;
     try {
       reply = await execute(cell, cell.editor.getValue());
     } catch {
       reply = { status: 'aborted' }; // the kernel stopped or the connection dropped mid-run
-      cell.thebe.setOutputText('The kernel stopped before this cell finished.');
+      cell.thebe.setOutputText(say.stoppedMidCell);
     }
     const took = Math.round(performance.now() - startedAt);
     cell.note.dataset.ms = String(took);
-    cell.note.textContent = reply.status === 'ok' ? `ran in ${took} ms`
-      : reply.status === 'error' ? `raised ${reply.ename} (${took} ms)` : 'did not finish';
+    cell.note.textContent = reply.status === 'ok' ? say.ran(took)
+      : reply.status === 'error' ? say.raised(reply.ename, took) : say.unfinished;
     if (!quiet && reply.status === 'ok') cell.verdict.hidden = true;
     return reply;
   }
@@ -456,17 +552,18 @@ function liveCells() {
     if (!(await ready())) return;
     const byIndex = new Map(cells.filter((c) => !c.answerTo).map((c) => [c.index, c]));
     const above = page.cells.filter((entry) => entry.index < cell.index);
-    cell.note.textContent = `running the ${above.length} cells above\u2026`;
+    cell.note.textContent = say.runningAbove(above.length);
     for (const entry of above) {
       const target = byIndex.get(entry.index);
       const reply = target ? await run(target, { quiet: true }) : await executeHidden(entry.source);
       if (reply.status !== 'ok') {
-        const where = target ? `cell ${target.number}` : 'a cell this page does not show';
-        cell.note.textContent = `stopped: ${where} ${reply.status === 'error' ? `raised ${reply.ename}: ${reply.evalue}` : 'did not finish'}`;
+        const where = target ? say.cellNumber(target.number) : say.hiddenCell;
+        cell.note.textContent = reply.status === 'error' ? say.stoppedRaised(where, reply.ename, reply.evalue)
+          : say.stoppedUnfinished(where);
         return;
       }
     }
-    cell.note.textContent = `ran the ${above.length} cells above`;
+    cell.note.textContent = say.ranAbove(above.length);
   }
 
   async function executeHidden(code) {
@@ -487,24 +584,22 @@ function liveCells() {
       clicked.verdict.className = `live-verdict ${passed === null ? '' : passed ? 'live-pass' : 'live-fail'}`;
       clicked.verdict.textContent = text;
     };
-    verdict('Checking\u2026');
+    verdict(say.checking);
     if (answer) {
       const reply = await run(answer, { quiet: true });
-      if (reply.status === 'aborted') return verdict('Not checked: the kernel is not running.', false);
+      if (reply.status === 'aborted') return verdict(say.noKernel, false);
       if (reply.status === 'error') {
-        return verdict(reply.ename === 'NotImplementedError'
-          ? `Not done yet: replace the stub in "Your answer to ${names.get(label)}" with your solution.`
-          : `Your answer raised ${reply.ename}: ${reply.evalue}`, false);
+        return verdict(reply.ename === 'NotImplementedError' ? say.notDone(names.get(label))
+          : say.answerRaised(reply.ename, reply.evalue), false);
       }
     }
     for (const check of checks) {
       const reply = await run(check, { quiet: true });
       if (reply.status !== 'ok') {
-        return verdict(reply.status === 'error' ? `Fail: ${reply.ename}: ${reply.evalue}`
-          : 'Not checked: the kernel stopped.', false);
+        return verdict(reply.status === 'error' ? say.fail(reply.ename, reply.evalue) : say.kernelStopped, false);
       }
     }
-    verdict(`Pass: the check of ${names.get(label)} accepts your answer.`, true);
+    verdict(say.pass(names.get(label)), true);
   }
 
   // ----- downloading the reader's notebook ------------------------------------------------------
@@ -516,7 +611,7 @@ function liveCells() {
       if (!answer.ok) throw new Error(`${answer.status}`);
       notebook = await answer.json();
     } catch (error) {
-      tell(`could not read this page's notebook (${error.message}); your edits are still kept in this browser.`);
+      tell(say.unreadable(error.message));
       return;
     }
     const byIndex = new Map(cells.filter((c) => !c.answerTo).map((c) => [c.index, c]));

@@ -27,12 +27,49 @@
  *
  * Keys, while focus is in the player: Left and Right arrows step back and forward, Home and End go to
  * the first and the last frame.
+ *
+ * The player's own words (buttons, position, key, list heading) come from WORDS, by the page's
+ * <html lang> (the Chinese edition's is "zh-CN"); the frames' sentences and the nodes' names are the
+ * engine's output, the same in every edition.
  */
 (function () {
   "use strict";
 
   var PLAY_EVERY_MS = 1000;
   var MARKS = ["stepper-current", "stepper-failed", "stepper-taken", "stepper-gradient"];
+  var WORDS = {
+    en: {
+      reset: "Reset", previous: "Previous step", play: "Play", pause: "Pause", next: "Next step",
+      position: "Step {k} of {n}", empty: "(empty)", stack: "Stack, top first:",
+      current: "this frame's node", taken: "step taken by this pass", gradient: "a gradient just landed",
+      player: "Backward pass player: {title}", frames: "Every step of this backward pass ({n})",
+    },
+    "zh-CN": {
+      reset: "重置", previous: "上一步", play: "播放", pause: "暂停", next: "下一步",
+      position: "第 {k} 步，共 {n} 步", empty: "（空）", stack: "栈，栈顶在前：",
+      current: "这一步的节点", taken: "这次 backward 已取走的步骤", gradient: "刚到达的梯度",
+      player: "backward 播放器：{title}", frames: "这次 backward 的每一步（{n}）",
+    },
+  };
+  var words = WORDS[document.documentElement.lang] || WORDS.en;
+
+  function say(key, values) {
+    return words[key].replace(/\{(\w+)\}/g, function (_, name) { return values[name]; });
+  }
+
+  /** The player's fixed words, in the page's language (mlx_autodiff/stepper.py writes them in English). */
+  function label(root, panel, data, count) {
+    ["reset", "previous", "play", "next"].forEach(function (action) {
+      panel.querySelector('[data-action="' + action + '"]').textContent = words[action];
+    });
+    panel.setAttribute("aria-label", say("player", { title: data.title || "" }));
+    panel.querySelector(".stepper-stack > span").textContent = words.stack;
+    ["current", "taken", "gradient"].forEach(function (mark) {
+      var key = panel.querySelector(".stepper-key-" + mark);
+      if (key) key.textContent = words[mark];
+    });
+    root.querySelector("details.stepper-frames > summary").textContent = say("frames", { n: count });
+  }
 
   function player(root) {
     var data = JSON.parse(root.querySelector("script.stepper-data").textContent);
@@ -49,6 +86,7 @@
     });
     var current = 0;
     var timer = null;
+    label(root, panel, data, items.length);
 
     function mark(ids, name) {
       ids.forEach(function (id) {
@@ -74,7 +112,7 @@
         box.setAttribute("aria-current", "step");
       }
       sentence.textContent = frame.sentence;
-      position.textContent = "Step " + (current + 1) + " of " + data.frames.length;
+      position.textContent = say("position", { k: current + 1, n: data.frames.length });
       stack.replaceChildren.apply(stack, frame.stack.slice().reverse().map(function (id) {
         var item = document.createElement("li");
         item.textContent = data.nodes[id].name;
@@ -83,7 +121,7 @@
       if (!frame.stack.length) {
         var empty = document.createElement("li");
         empty.className = "stepper-empty";
-        empty.textContent = "(empty)";
+        empty.textContent = words.empty;
         stack.appendChild(empty);
       }
       items.forEach(function (item, at) {
@@ -100,13 +138,13 @@
     function stop() {
       if (timer !== null) clearInterval(timer);
       timer = null;
-      play.textContent = "Play";
+      play.textContent = words.play;
     }
 
     function toggle() {
       if (timer !== null) return stop();
       if (current === data.frames.length - 1) show(0);
-      play.textContent = "Pause";
+      play.textContent = words.pause;
       timer = setInterval(function () { show(current + 1); }, PLAY_EVERY_MS);
     }
 

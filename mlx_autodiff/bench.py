@@ -47,6 +47,7 @@ from .module import Module
 from .nn import Linear, LinearConfig, MseLoss, Reduction
 from .node import Node
 from .optim import AdamConfig, GradientsParams
+from .table import Table
 from .tensor import Distribution, Tensor
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -344,16 +345,17 @@ FRAME_SECONDS = 1 / 60
 """Issue 13: a stepper frame change fits in one frame at 60 Hz."""
 STEPPER_TIMING = ROOT / "_build" / "stepper-timing.json"
 """Written by tests/test_stepper_browser.py, which times frame changes with performance.now()."""
-EXPLORER_PAGE = ROOT / "_build" / "html" / "book" / "08a-explorer.html"
+EXPLORER_PAGE = ROOT / "_build" / "html" / "en" / "book" / "08a-explorer.html"
 EXPLORER_LIMIT_BYTES = 1e6
 """Issue 13: the relocation explorer's page stays under 1 MB before a choice is made."""
-CLEAN_BUILD_SECONDS, REBUILD_SECONDS = 90.0, 20.0
-"""Issue 13: a clean book build takes at most 90 s on 2 cores, an unchanged rebuild at most 20 s."""
+CLEAN_BUILD_SECONDS, REBUILD_SECONDS = 120.0, 20.0
+"""Issue 15: a clean build of both editions (English, then Chinese from the same execution) takes at
+most 120 s on 2 cores, an unchanged rebuild of both at most 20 s (issue 13's 90 s was English alone)."""
 
 
 def built_book_rows() -> list[Row]:
     """The largest chapter page of the last build, and the stepper's frame change as last timed."""
-    pages = sorted((ROOT / "_build" / "html" / "book").glob("[0-9][0-9]-*.html"))
+    pages = sorted((ROOT / "_build" / "html" / "en" / "book").glob("[0-9][0-9]-*.html"))
     if pages:
         largest = max(pages, key=lambda page: page.stat().st_size)
         name = f"Largest chapter page (HTML, of {len(pages)}): {largest.stem}"
@@ -399,11 +401,12 @@ def book_rows() -> list[Row]:
     """A clean book build (after removing _build), then an unchanged rebuild."""
     rows = []
     shutil.rmtree(ROOT / "_build", ignore_errors=True)
-    builds = (("Book build: clean (one run)", CLEAN_BUILD_SECONDS),
-              ("Book build: unchanged rebuild (one run)", REBUILD_SECONDS))
+    builds = (("Book build, en + zh_CN: clean (one run)", CLEAN_BUILD_SECONDS),
+              ("Book build, en + zh_CN: unchanged rebuild (one run)", REBUILD_SECONDS))
     for name, limit in builds:
         start = time.perf_counter()
-        done = subprocess.run([sys.executable, "-m", "tools.build_book"], cwd=ROOT, capture_output=True)
+        done = subprocess.run([sys.executable, "-m", "tools.build_book", "en", "zh_CN"], cwd=ROOT,
+                              capture_output=True)
         note = "" if done.returncode == 0 else f"failed (exit {done.returncode})"
         rows.append(Row(name, time.perf_counter() - start, limit, f"{limit:g} s", target=1.0, note=note))
     return rows
@@ -446,9 +449,13 @@ def _cells(row: Row) -> list[str]:
 HEADER = ["Measurement (median unless said)", "mlx_autodiff", "Reference", "Ratio", "Target"]
 
 
+def _about(info: dict[str, str]) -> str:
+    return ", ".join(f"{key}: {value}" for key, value in info.items())
+
+
 def render(rows: list[Row], info: dict[str, str], markdown: bool) -> str:
     table = [HEADER] + [_cells(row) for row in rows]
-    about = ", ".join(f"{key}: {value}" for key, value in info.items())
+    about = _about(info)
     if markdown:
         lines = [f"Machine: {about}", "", "| " + " | ".join(HEADER) + " |", "|" + "---|" * len(HEADER)]
         lines += ["| " + " | ".join(cells) + " |" for cells in table[1:]]
@@ -458,6 +465,11 @@ def render(rows: list[Row], info: dict[str, str], markdown: bool) -> str:
     lines += ["  ".join(cell.ljust(width) for cell, width in zip(cells, widths, strict=True)).rstrip()
               for cells in table]
     return "\n".join(lines)
+
+
+def table(rows: list[Row], info: dict[str, str]) -> Table:
+    """The results as the book's appendix shows them (an HTML table, captioned with the machine)."""
+    return Table(HEADER, [_cells(row) for row in rows], caption=f"Machine: {_about(info)}")
 
 
 def run(quick: bool = False, book: bool = False) -> tuple[list[Row], dict[str, str]]:

@@ -28,10 +28,10 @@ from html import escape
 from pathlib import Path
 
 from .curves import OUTCOME_COLOURS, describe, inline_svg, loss_curve
+from .explorer_words import ENGLISH, Words
 from .scenarios import (
     BUILT_ON,
     COMBINATIONS,
-    OUTCOMES,
     RELOCATIONS,
     SCENARIOS,
     BuiltOn,
@@ -46,10 +46,8 @@ DEFAULT: Choice = ("flex.autodiff", True, "to_device")
 """The combination the page shows first: the article's ad-to_device, the bug itself."""
 
 ANSWERS_FILE = "answers.json"
-BUILT_ON_WORDS: dict[str, str] = {"metal.autodiff": "metal.autodiff", "flex.autodiff": "flex.autodiff",
-                                  "flex": "flex (plain)"}
-"""The "Built on" choices as the form shows them."""
 YES_NO = {True: "yes", False: "no"}
+"""The "read before moving" choice's values in the page's data (the form shows `Words.yes` / `no`)."""
 
 
 def key(choice: Choice) -> str:
@@ -80,8 +78,6 @@ class Answer:
     error_step: int | None
     message: str
     """The whole error message, or "" when the run trains."""
-    lines: tuple[str, ...]
-    """The answer in words, one sentence each, as the page's <output> shows them."""
     graph: str | None
     """The picture of the graph after the first backward pass (a file beside the page), if there was one."""
     graph_alt: str
@@ -90,7 +86,7 @@ class Answer:
 
     @staticmethod
     def from_data(data: dict[str, object]) -> Answer:
-        return Answer(**{**data, "grads": tuple(data["grads"]), "lines": tuple(data["lines"])})  # type: ignore[arg-type]
+        return Answer(**{**data, "grads": tuple(data["grads"])})  # type: ignore[arg-type]
 
 
 def explore(workers: int | None = None) -> list[RunRecord]:
@@ -124,7 +120,6 @@ def answer(choice: Choice, record: RunRecord) -> Answer:
         error_type=None if error is None else error.type,
         error_step=None if error is None else error.step,
         message="" if error is None else error.message,
-        lines=sentences(record, article),
         graph=f"{record.name}-graph.svg" if graph is not None else None,
         graph_alt="" if graph is None else f"{graph.title}: {graph.description}",
         curve=f"{record.name}-loss.svg",
@@ -132,30 +127,25 @@ def answer(choice: Choice, record: RunRecord) -> Answer:
     )
 
 
-def sentences(record: RunRecord, article: bool) -> tuple[str, ...]:
-    """The answer: which method, `require_grad` before training, the gradients, how the run ended."""
-    which = f"the article's method {record.name}" if article else "not one of the article's seven methods"
-    flag = (
-        "require_grad before training: none, the model never reached training."
-        if record.require_grad is None
-        else f"require_grad before training: {str(record.require_grad).lower()}."
-    )
-    done = f"{len(record.steps)} of {record.planned_steps} steps completed"
-    grads = (
-        f"Gradients per completed step: {', '.join(str(s.grads) for s in record.steps)} ({done})."
-        if record.steps
-        else "Gradients per completed step: none, no step completed."
-    )
-    error = record.error
-    if error is None:
-        ends = "Ends: trains." if record.outcome == "trains" else "Ends: no error, but nothing was trained."
-    elif error.step is None:
-        ends = (f"Ends: {error.type} before training, while building or moving the model: "
-                f"{first_paragraph(error.message)}")
+def sentences(found: Answer, words: Words = ENGLISH) -> tuple[str, ...]:
+    """The answer in words, one sentence each, as the page's <output> shows them: which method,
+    `require_grad` before training, the gradients, how the run ended, its outcome."""
+    which = (words.article.format(label=found.label, name=found.name) if found.article
+             else words.not_article.format(label=found.label))
+    flag = (words.flag_none if found.require_grad is None
+            else words.flag.format(flag=str(found.require_grad).lower()))
+    grads = (words.grads.format(grads=", ".join(map(str, found.grads)), done=len(found.grads),
+                                planned=found.planned_steps)
+             if found.grads else words.grads_none)
+    if found.error_type is None:
+        ends = words.ends_trains if found.outcome == "trains" else words.ends_untrained
+    elif found.error_step is None:
+        ends = words.ends_before.format(error=found.error_type, message=first_paragraph(found.message))
     else:
-        ends = f"Ends: {error.type} at step {error.step}: {first_paragraph(error.message)}"
-    outcome = f"Outcome: {record.outcome} ({OUTCOMES[record.outcome]})."
-    return (f"{record.label}: {which}.", flag, grads, ends, outcome)
+        ends = words.ends_at.format(error=found.error_type, step=found.error_step,
+                                    message=first_paragraph(found.message))
+    outcome = words.outcome.format(outcome=found.outcome, meaning=words.meanings[found.outcome])
+    return (which, flag, grads, ends, outcome)
 
 
 def first_paragraph(message: str) -> str:
@@ -195,33 +185,38 @@ def load(folder: Path) -> list[Answer]:
 # ----- the page ----------------------------------------------------------------------
 
 
-def page(answers: Sequence[Answer], folder: str) -> str:
-    """The explorer's HTML: the form (shown by the script), its data, and the table of every combination.
+def page(answers: Sequence[Answer], folder: str, words: Words = ENGLISH) -> str:
+    """The explorer's HTML in `words`' language: the form (shown by the script), its data, and the
+    table of every combination.
 
     `folder` is where the pictures are, relative to the page.
     """
     data = {
         "folder": folder,
-        "answers": {found.key: asdict(found) for found in answers},
+        "answers": {found.key: {**asdict(found), "lines": sentences(found, words)} for found in answers},
     }
     payload = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/")
     # the answer's bar takes its outcome's colour, as in the loss curves (_static/explorer.css)
     colours = ";".join(f"--explorer-{outcome}:{colour}" for outcome, colour in OUTCOME_COLOURS.items())
     return (
         f'<div class="explorer" id="relocation-explorer" style="{colours}">\n'
-        f"{_form(answers)}\n"
+        f"{_form(answers, words)}\n"
         f'<script type="application/json" class="explorer-data">{payload}</script>\n'
-        "<noscript><p>The three choices need JavaScript, which is off: the tables below give every "
-        "combination's outcome, with links to its pictures.</p></noscript>\n"
-        f"{table(answers, folder)}\n"
+        f"<noscript><p>{escape(words.noscript)}</p></noscript>\n"
+        f"{table(answers, folder, words)}\n"
         "</div>"
     )
 
 
+def built_on_words(built_on: str, words: Words) -> str:
+    """A "Built on" choice as the form and the tables name it."""
+    return words.plain if built_on == "flex" else built_on
+
+
 def _select(ident: str, name: str, label: str, options: Sequence[tuple[str, str]], chosen: str) -> str:
     items = "".join(
-        f'<option value="{escape(value)}"{" selected" if value == chosen else ""}>{escape(words)}</option>'
-        for value, words in options
+        f'<option value="{escape(value)}"{" selected" if value == chosen else ""}>{escape(text)}</option>'
+        for value, text in options
     )
     return (
         f'<p class="explorer-choice"><label for="{ident}">{escape(label)}</label>'
@@ -229,14 +224,14 @@ def _select(ident: str, name: str, label: str, options: Sequence[tuple[str, str]
     )
 
 
-def _form(answers: Sequence[Answer]) -> str:
+def _form(answers: Sequence[Answer], words: Words) -> str:
     built_on, read_first, relocation = DEFAULT
     controls = [
-        _select("explorer-built-on", "built_on", "Built on",
-                [(b, BUILT_ON_WORDS[b]) for b in BUILT_ON], built_on),
-        _select("explorer-read-first", "read_first", "Parameters read before moving",
-                [("yes", "yes"), ("no", "no")], YES_NO[read_first]),
-        _select("explorer-relocation", "relocation", "How it is moved",
+        _select("explorer-built-on", "built_on", words.built_on,
+                [(b, built_on_words(b, words)) for b in BUILT_ON], built_on),
+        _select("explorer-read-first", "read_first", words.read_first,
+                [(YES_NO[True], words.yes), (YES_NO[False], words.no)], YES_NO[read_first]),
+        _select("explorer-relocation", "relocation", words.relocation,
                 [(r.choice, r.choice) for r in RELOCATIONS], relocation),
     ]
     by_name = {found.name: found for found in answers}
@@ -245,61 +240,62 @@ def _form(answers: Sequence[Answer]) -> str:
         for name in SCENARIOS
     )
     return (
-        '<form class="explorer-form" aria-label="Relocation explorer" hidden>\n'
+        f'<form class="explorer-form" aria-label="{escape(words.form)}" hidden>\n'
         f'<div class="explorer-choices">{"".join(controls)}</div>\n'
-        f'<p class="explorer-picks"><span>The article\'s seven:</span> {picks}</p>\n'
+        f'<p class="explorer-picks"><span>{escape(words.seven)}</span> {picks}</p>\n'
         '<output class="explorer-answer" for="explorer-built-on explorer-read-first explorer-relocation">'
         "</output>\n"
-        '<details class="explorer-message" hidden><summary>The whole error message</summary><pre></pre>'
+        '<details class="explorer-message" hidden>'
+        f"<summary>{escape(words.whole_message)}</summary><pre></pre>"
         "</details>\n"
         '<div class="explorer-pictures">'
         '<figure class="explorer-graph"><div class="explorer-picture"><img alt="">'
-        '<p class="explorer-none" hidden>No graph: this run raised before its first backward pass.</p></div>'
-        "<figcaption>The graph after the first backward pass.</figcaption></figure>"
+        f'<p class="explorer-none" hidden>{escape(words.no_graph)}</p></div>'
+        f"<figcaption>{escape(words.graph_caption)}</figcaption></figure>"
         '<figure class="explorer-curve"><div class="explorer-picture"><img alt=""></div>'
-        "<figcaption>The loss at each completed step, with its gradient count.</figcaption></figure>"
+        f"<figcaption>{escape(words.curve_caption)}</figcaption></figure>"
         "</div>\n"
         "</form>"
     )
 
 
-def table(answers: Sequence[Answer], folder: str) -> str:
+def table(answers: Sequence[Answer], folder: str, words: Words = ENGLISH) -> str:
     """Every combination's outcome in text, one table per "Built on", with links to its pictures.
 
     This is the explorer without JavaScript, and an overview with it.
     """
-    head = ("Read before moving", "How it is moved", "Article's method", "require_grad",
-            "Gradients per step", "Ends")
-    header = "".join(f'<th scope="col">{escape(cell)}</th>' for cell in head)
+    header = "".join(f'<th scope="col">{escape(cell)}</th>' for cell in words.heads)
     tables = []
     for built_on in BUILT_ON:
-        rows = [_row(found, folder) for found in answers if found.built_on == built_on]
+        rows = [_row(found, folder, words) for found in answers if found.built_on == built_on]
+        caption = words.table_caption.format(built_on=built_on_words(built_on, words))
         tables.append(
             '<div class="pst-scrollable-table-container">'
             '<table class="table explorer-table">\n'
-            f"<caption>Built on {escape(BUILT_ON_WORDS[built_on])}</caption>\n"
+            f"<caption>{escape(caption)}</caption>\n"
             f"<thead><tr>{header}</tr></thead>\n"
             "<tbody>\n" + "\n".join(rows) + "\n</tbody></table></div>"
         )
     steps = sorted({found.planned_steps for found in answers})
-    runs = (f'<p class="explorer-runs">Every combination, trained with Adam for up to '
-            f"{' or '.join(map(str, steps))} steps in a fresh process ({len(answers)} runs):</p>")
-    return runs + "\n" + "\n".join(tables)
+    runs = words.runs.format(steps=words.steps_or.join(map(str, steps)), runs=len(answers))
+    return f'<p class="explorer-runs">{escape(runs)}</p>\n' + "\n".join(tables)
 
 
-def _row(found: Answer, folder: str) -> str:
-    flag = "none" if found.require_grad is None else str(found.require_grad).lower()
-    grads = " ".join(str(g) for g in found.grads) or "none"
+def _row(found: Answer, folder: str, words: Words) -> str:
+    flag = words.none if found.require_grad is None else str(found.require_grad).lower()
+    grads = " ".join(str(g) for g in found.grads) or words.none
     if found.error_type is None:
         ends = escape(found.outcome)
     else:
-        where = "before training" if found.error_step is None else f"at step {found.error_step}"
-        ends = f"<code>{escape(found.error_type)}</code> {where}"
-    pictures = [f'<a href="{folder}/{found.graph}">graph</a>'] if found.graph else []
-    pictures.append(f'<a href="{folder}/{found.curve}">loss curve</a>')
+        where = (words.before_training if found.error_step is None
+                 else words.at_step.format(step=found.error_step))
+        ends = f"<code>{escape(found.error_type)}</code> {escape(where)}"
+    pictures = [f'<a href="{folder}/{found.graph}">{escape(words.graph_link)}</a>'] if found.graph else []
+    pictures.append(f'<a href="{folder}/{found.curve}">{escape(words.curve_link)}</a>')
     article = f"<strong>{escape(found.name)}</strong>" if found.article else ""
+    read_first = words.yes if found.read_first else words.no
     return (
-        f"<tr><td>{YES_NO[found.read_first]}</td><td>{escape(found.relocation)}</td><td>{article}</td>"
+        f"<tr><td>{escape(read_first)}</td><td>{escape(found.relocation)}</td><td>{article}</td>"
         f"<td>{flag}</td><td>{grads}</td>"
         f'<td>{ends}<br><span class="explorer-links">{", ".join(pictures)}</span></td></tr>'
     )

@@ -1,6 +1,7 @@
 """Read what the built book computed, so tests can assert each chapter's claims.
 
-Chapters are executed while the book is built (`python -m tools.build_book`);
+Chapters are executed while the book is built (`python -m tools.build_book`, every
+edition: English, then Chinese from the same execution);
 myst-nb writes each executed notebook to `_build/jupyter_execute/book/<name>.ipynb`
 and the values a chapter glues (`myst_nb.glue`, shown or not) to
 `<name>.glue.json` next to it. A test file uses them like this:
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import html.parser
 import json
 import re
 import subprocess
@@ -32,15 +34,23 @@ import nbformat
 import pytest
 import yaml
 
+from tools.book_languages import LANGUAGES
+from tools.build_book import SUMMARY
+
 ROOT = Path(__file__).resolve().parents[1]
-HTML = ROOT / "_build" / "html"
+SITE = ROOT / "_build" / "html"
+"""The site `make book` serves: `index.html` and one folder per edition (`en/`, `zh_CN/`)."""
+HTML = SITE / "en"
+"""The English edition."""
+EDITIONS = list(LANGUAGES)
+"""Every edition's language, English first (tools/book_languages.py)."""
 EXECUTED = ROOT / "_build" / "jupyter_execute"
 
 
 @functools.cache
 def build_book() -> subprocess.CompletedProcess[str]:
-    """Run the strict build once per test process, however many test files ask for it."""
-    return subprocess.run([sys.executable, "-m", "tools.build_book"], cwd=ROOT,
+    """Run the strict build of every edition once per test process, however many test files ask."""
+    return subprocess.run([sys.executable, "-m", "tools.build_book", *EDITIONS], cwd=ROOT,
                           capture_output=True, text=True, errors="replace")
 
 
@@ -58,8 +68,8 @@ def build_problems(log: str) -> str:
     lines = re.sub(r"\x1b\[[0-9;]*m", "", log).splitlines()
     problems = [line[:400] for line in lines
                 if re.search(r"\b(WARNING|ERROR|CRITICAL): ", line)]
-    ends = [i for i, line in enumerate(lines) if line.startswith("jupyter-book build exited")]
-    summary = ends[-1] if ends else len(lines)
+    ends = [i for i, line in enumerate(lines) if line.startswith(f"{SUMMARY}, ") and "exited" in line]
+    summary = ends[0] if ends else len(lines)
     return "\n".join(problems + lines[summary:]) or "\n".join(lines[-25:])
 
 
@@ -76,6 +86,18 @@ def toc_pages() -> list[str]:
         return []
 
     return [re.sub(r"\.(md|ipynb)$", "", name) for name in files(toc)]
+
+
+def edition_pages() -> list[str]:
+    """Every page of every edition, as its path in the site without `.html`: "en/book/index", ...,
+    "zh_CN/book/index", ... (the browser tests open each)."""
+    return [f"{language}/{page}" for language in EDITIONS for page in toc_pages()]
+
+
+def split_edition(page: str) -> tuple[str, str]:
+    """"zh_CN/book/04-step-0" -> ("zh_CN", "book/04-step-0")."""
+    language, _, docname = page.partition("/")
+    return language, docname
 
 
 def docname(chapter: str) -> str:
@@ -152,3 +174,43 @@ def output_text(outputs: list[nbformat.NotebookNode]) -> str:
         elif "text/plain" in output.get("data", {}):
             parts.append("".join(output.data["text/plain"]) + "\n")
     return "".join(parts)
+
+
+class _Tables(html.parser.HTMLParser):
+    """The tables of an HTML text: rows of cells' text, with `<code>` written back as `backticks`."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tables: list[list[list[str]]] = []
+        self.cell: list[str] | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag == "table":
+            self.tables.append([])
+        elif tag == "tr" and self.tables:
+            self.tables[-1].append([])
+        elif tag in ("td", "th"):
+            self.cell = []
+        elif tag == "code" and self.cell is not None:
+            self.cell.append("`")
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("td", "th") and self.cell is not None:
+            self.tables[-1][-1].append("".join(self.cell).strip())
+            self.cell = None
+        elif tag == "code" and self.cell is not None:
+            self.cell.append("`")
+
+    def handle_data(self, data: str) -> None:
+        if self.cell is not None:
+            self.cell.append(data)
+
+
+def html_tables(chapter: str) -> list[list[list[str]]]:
+    """Every table the chapter's cells show as HTML (`mlx_autodiff.table.Table`), in order: each a list
+    of rows, the header row first, each row its cells' text (`code` in backticks, as in Markdown)."""
+    parser = _Tables()
+    for cell in executed(chapter).cells:
+        for output in cell.get("outputs", []):
+            parser.feed("".join(output.get("data", {}).get("text/html", "")))
+    return parser.tables

@@ -1,8 +1,10 @@
 """The built book in headless Chromium, for every browser test: a local server, the browser, `visit`.
 
-`visit(path, width)` opens a page of `_build/html` in a fresh, empty profile and
-records what went wrong while it loaded: console errors, requests that tried to
-leave the machine. tests/conftest.py shares these fixtures with every test file
+`visit(path, width, language)` opens a page of one edition of the book
+(`_build/html/<language>/<path>`; English unless told, `language=None` for the
+site's own root) in a fresh, empty profile and records what went wrong while it
+loaded: console errors, requests that tried to leave the machine.
+tests/conftest.py shares these fixtures with every test file
 (one Playwright per test session: a second would refuse to start).
 """
 
@@ -16,7 +18,7 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urljoin
 
 import pytest
-from book_outputs import HTML, ROOT
+from book_outputs import ROOT, SITE
 
 from tools.chromium import ChromiumNotFound, find_chromium, skip_reason
 
@@ -54,8 +56,9 @@ class QuietHandler(SimpleHTTPRequestHandler):
 
 @pytest.fixture(scope="session")
 def server() -> Iterator[str]:
-    """The built book over HTTP on a free local port, like `make serve`: search needs http://."""
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(QuietHandler, directory=str(HTML)))
+    """The built site (every edition) over HTTP on a free local port, like `make serve`: search needs
+    http://."""
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(QuietHandler, directory=str(SITE)))
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{httpd.server_address[1]}/"
@@ -112,11 +115,13 @@ class Visit:
 
 @pytest.fixture
 def visit(browser, server) -> Iterator:
-    """`visit(path, width)` opens a page of the built book; every visit is closed afterwards."""
+    """`visit(path, width, language)` opens a page of the built book, `path` relative to the
+    edition's folder ("book/04-step-0.html"); every visit is closed afterwards."""
     visits: list[Visit] = []
 
-    def open_page(path: str, width: int = WIDE) -> Visit:
-        visits.append(Visit(browser, server, path, width))
+    def open_page(path: str, width: int = WIDE, language: str | None = "en") -> Visit:
+        inside = language and not re.match(r"[a-z]+://", path)  # a full URL is opened as it is
+        visits.append(Visit(browser, server, f"{language}/{path}" if inside else path, width))
         return visits[-1]
 
     yield open_page

@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from book_outputs import ROOT, book_build, toc_pages  # noqa: F401 (book_build is a fixture)
+from book_outputs import EDITIONS, ROOT, book_build, toc_pages  # noqa: F401 (book_build is a fixture)
 from browser_pages import NARROW, WIDE
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.usefixtures("book_build")]
@@ -55,11 +55,12 @@ def test_axe_is_the_pinned_version() -> None:
 
 
 @pytest.mark.parametrize("width", [WIDE, NARROW], ids=["desktop", "phone"])
+@pytest.mark.parametrize("language", EDITIONS)
 @pytest.mark.parametrize("docname", toc_pages())
-def test_no_serious_accessibility_violation(visit, docname: str, width: int) -> None:
-    opened = visit(f"{docname}.html", width)
+def test_no_serious_accessibility_violation(visit, docname: str, width: int, language: str) -> None:
+    opened = visit(f"{docname}.html", width, language)
     found = violations(opened.page)
-    assert not found, f"{docname} at {width} px:\n{report(found)}"
+    assert not found, f"{language}/{docname} at {width} px:\n{report(found)}"
 
 
 def test_the_explorer_showing_an_error_has_no_serious_violation(visit) -> None:

@@ -14,7 +14,8 @@ import pytest
 from book_outputs import HTML, ROOT, book_build, docname, executed, plain_value, toc_pages  # noqa: F401
 from myst_nb.core.read import is_myst_markdown_notebook
 
-from tools.build_book import build, execution_failures  # `tools` is on pytest's pythonpath (pyproject.toml)
+# `tools` is on pytest's pythonpath (pyproject.toml)
+from tools.build_book import build, engine_key, execution_failures
 
 HEADER = """---
 jupytext:
@@ -93,6 +94,21 @@ def test_a_successful_log_names_no_failure(tmp_path: Path) -> None:
 def test_glued_values_are_python_literals_when_their_repr_is_one() -> None:
     assert plain_value({"text/plain": "{'grads': [0, 2], 'loss': 1.5}"}) == {"grads": [0, 2], "loss": 1.5}
     assert plain_value({"text/plain": ["Node", "Id(3)"]}) == "NodeId(3)"  # not a literal: the text
+
+
+@pytest.mark.parametrize("changed", ["mlx_autodiff/tape.py", "tools/sphinx_build.py", "_static/live.js",
+                                     "README.md", "book/_data/bench.json"])
+def test_the_execution_cache_key_changes_with_what_the_outputs_show(tmp_path: Path, changed: str) -> None:
+    """Appendix 1 counts the lines of every file README's map names; a4 renders book/_data."""
+    for name in ["mlx_autodiff/tape.py", "tools/sphinx_build.py", "_static/live.js", "README.md",
+                 "book/_data/bench.json", "book/01-initialized.md"]:
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("x\n")
+    before = engine_key(tmp_path)
+    (tmp_path / "book" / "01-initialized.md").write_text("a chapter's own cells are the cache's business\n")
+    assert engine_key(tmp_path) == before
+    (tmp_path / changed).write_text("y\n")
+    assert engine_key(tmp_path) != before, changed
 
 
 def test_a_chapter_is_named_by_stem_docname_or_number() -> None:

@@ -1,10 +1,12 @@
 """The built book, as a reader's browser shows it: headless Chromium via Playwright.
 
-Every page of `_toc.yml` is opened at 1280 px and at 390 px (a phone). A page
+Every page of `_toc.yml`, in each edition (`en/`, `zh_CN/`), is opened at 1280 px
+and at 390 px (a phone). A page
 passes when it logs no console error, loads nothing from the network, shows every
 figure (inline `<svg>` and `<img>`) with a non-zero size, and does not scroll
 sideways on the phone. Screenshots land in `_build/screenshots/` for people to
-look at: `<name>.png` (wide) and `<name>-narrow.png`.
+look at: `<name>.png` (wide) and `<name>-narrow.png`, `zh_CN-<name>...` for the
+Chinese edition.
 """
 
 from __future__ import annotations
@@ -13,8 +15,10 @@ import re
 from urllib.parse import urljoin, urlsplit
 
 import pytest
-from book_outputs import ROOT, book_build, toc_pages  # noqa: F401 (book_build is a fixture)
+from book_outputs import EDITIONS, ROOT, book_build, toc_pages  # noqa: F401 (book_build is a fixture)
 from browser_pages import NARROW, OVERFLOW_JS, OVERFLOW_TOLERANCE_PX, WIDE
+
+from tools.book_languages import LANGUAGES
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.usefixtures("book_build")]
 
@@ -51,25 +55,28 @@ def smart(text: str) -> str:
     return text.translate(str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"'}))
 
 
-def screenshot_name(docname: str) -> str:
-    return docname.removeprefix("book/").replace("/", "-")
+def screenshot_name(docname: str, language: str = "en") -> str:
+    name = docname.removeprefix("book/").replace("/", "-")
+    return name if language == "en" else f"{language}-{name}"
 
 
+@pytest.mark.parametrize("language", EDITIONS)
 @pytest.mark.parametrize("docname", toc_pages())
-def test_page_is_clean_at_desktop_width(visit, docname: str) -> None:
-    opened = visit(f"{docname}.html", WIDE)
+def test_page_is_clean_at_desktop_width(visit, docname: str, language: str) -> None:
+    opened = visit(f"{docname}.html", WIDE, language)
     assert opened.response is not None and opened.response.status == 200
-    opened.screenshot(screenshot_name(docname))  # before dropdowns are opened: what a reader first sees
+    opened.screenshot(screenshot_name(docname, language))  # before dropdowns open: what a reader first sees
     hidden = opened.page.evaluate(HIDDEN_FIGURES_JS)
     assert not opened.console_errors(), f"{docname}: console errors {opened.console_errors()}"
     assert not opened.network, f"{docname}: a local book must not fetch from the network: {opened.network}"
     assert not hidden, f"{docname}: figures that should show have no size or did not load: {hidden}"
 
 
+@pytest.mark.parametrize("language", EDITIONS)
 @pytest.mark.parametrize("docname", toc_pages())
-def test_page_does_not_scroll_sideways_on_a_phone(visit, docname: str) -> None:
-    opened = visit(f"{docname}.html", NARROW)
-    opened.screenshot(screenshot_name(docname) + "-narrow")
+def test_page_does_not_scroll_sideways_on_a_phone(visit, docname: str, language: str) -> None:
+    opened = visit(f"{docname}.html", NARROW, language)
+    opened.screenshot(screenshot_name(docname, language) + "-narrow")
     width = opened.page.evaluate(OVERFLOW_JS, OVERFLOW_TOLERANCE_PX)
     assert width["scrollWidth"] <= width["viewport"] + OVERFLOW_TOLERANCE_PX, (
         f"{docname}: {width['scrollWidth']} px wide on a {width['viewport']} px screen; the widest parts: "
@@ -78,13 +85,30 @@ def test_page_does_not_scroll_sideways_on_a_phone(visit, docname: str) -> None:
 
 
 def test_the_site_root_leads_to_the_landing_page(visit) -> None:
-    opened = visit("index.html")
-    opened.page.wait_for_url(re.compile(r"book/index\.html$"))
+    opened = visit("index.html", language=None)
+    opened.page.wait_for_url(re.compile(r"/en/book/index\.html$"))
     assert smart(source_title("book/index")) in smart(opened.page.title())
+    assert not opened.console_errors() and not opened.network
 
 
-def test_flowchart_links_open_chapters(visit, server: str) -> None:
-    landing = visit("book/index.html")
+@pytest.mark.parametrize("language", EDITIONS)
+def test_the_switcher_opens_the_same_page_in_the_other_language(visit, language: str) -> None:
+    """Tab reaches the switcher; Enter opens this very page in the other edition."""
+    other = next(code for code in EDITIONS if code != language)
+    opened = visit("book/06-fork.html", WIDE, language)
+    switcher = opened.page.locator("a.language-switcher")
+    assert switcher.count() == 1
+    switcher.focus()
+    opened.page.keyboard.press("Enter")
+    opened.page.wait_for_url(re.compile(rf"/{other}/book/06-fork\.html$"))
+    assert opened.page.evaluate("() => document.documentElement.lang") == LANGUAGES[other].tag
+    assert opened.page.locator("a.language-switcher").get_attribute("hreflang") == LANGUAGES[language].tag
+    assert not opened.console_errors(), opened.console_errors()
+
+
+@pytest.mark.parametrize("language", EDITIONS)
+def test_flowchart_links_open_chapters(visit, server: str, language: str) -> None:
+    landing = visit("book/index.html", WIDE, language)
     links = landing.page.locator("article svg a[href], article svg a[*|href]")  # [*|href]: xlink:href
     hrefs = [link.get_attribute("href") or link.get_attribute("xlink:href") for link in links.all()]
     if not hrefs:
@@ -92,25 +116,28 @@ def test_flowchart_links_open_chapters(visit, server: str) -> None:
     chapters = set(toc_pages())
     for href in hrefs:
         url = urljoin(landing.page.url, href)
-        docname = urlsplit(url).path.removeprefix("/").removesuffix(".html")
+        docname = urlsplit(url).path.removeprefix(f"/{language}/").removesuffix(".html")
         assert docname in chapters, f"flowchart link {href!r} leads to {docname!r}, which is not in _toc.yml"
         target = visit(url)
         assert target.response is not None and target.response.status == 200, f"{href!r} did not load"
-        assert source_title(docname) in smart(target.page.title()), f"{href!r} opened {target.page.title()!r}"
+        if language == "en":
+            assert source_title(docname) in smart(target.page.title()), f"{href!r}: {target.page.title()!r}"
     # a reader clicks the words of a node; links in an inline <svg> must be live
     links.locator("text").first.click()
     landing.page.wait_for_url(lambda url: not url.endswith("book/index.html"))
-    assert urlsplit(landing.page.url).path.removeprefix("/").removesuffix(".html") in chapters
+    assert urlsplit(landing.page.url).path.removeprefix(f"/{language}/").removesuffix(".html") in chapters
 
 
-def test_search_finds_chapters(visit) -> None:
-    opened = visit("search.html?q=fork")
+@pytest.mark.parametrize(("language", "word"), [("en", "fork"), ("zh_CN", "叶子")])
+def test_search_finds_chapters(visit, language: str, word: str) -> None:
+    """Search works in each edition: the Chinese one segments its text into words (jieba)."""
+    opened = visit(f"search.html?q={word}", WIDE, language)
     results = opened.page.locator("#search-results ul.search li a")
     results.first.wait_for(timeout=20_000)
     hrefs = [link.get_attribute("href") for link in results.all()]
     found = {re.sub(r"\.html([?#].*)?$", "", href) for href in hrefs}
     chapters = set(toc_pages()) - {"book/index"}
-    assert found & chapters, f"searching 'fork' found no chapter, only {sorted(found)}"
+    assert found & chapters, f"searching {word!r} found no chapter, only {sorted(found)}"
     assert not opened.console_errors(), f"search page: console errors {opened.console_errors()}"
 
 

@@ -11,7 +11,7 @@ import re
 
 import pytest
 from article import ARTICLE, EXPECTED, Expected
-from book_outputs import ROOT, book_build, executed, glued, stream_text  # noqa: F401 (fixture)
+from book_outputs import ROOT, book_build, executed, glued, html_tables, stream_text  # noqa: F401 (fixture)
 
 from mlx_autodiff.scenarios import SCENARIOS
 
@@ -250,10 +250,8 @@ def readme_map() -> list[list[str]]:
 
 def test_appendix_1_shows_readmes_map_with_each_modules_lines():
     """One map: appendix 1 renders README's, adding the lines of each module as the build counts them."""
-    outputs = [out for cell in executed("a1").cells for out in cell.get("outputs", [])]
-    [table] = ["".join(out["data"]["text/markdown"]) for out in outputs
-               if "| lines |" in "".join(out.get("data", {}).get("text/markdown", ""))]
-    shown = [[cell.strip() for cell in line.strip("|").split("|")] for line in table.splitlines()[2:]]
+    [table] = [table for table in html_tables("a1") if table[0][1:2] == ["lines"]]
+    shown = table[1:]
     assert [[module, *rest] for module, _, *rest in shown] == [
         [module.replace("`mlx_autodiff/", "`"), *rest] for module, *rest in readme_map()]
     for (module, *_), (_, counted, *_) in zip(readme_map(), shown, strict=True):

@@ -17,9 +17,10 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from book_outputs import HTML, ROOT, book_build, toc_pages  # noqa: F401 (book_build is a fixture)
+from book_outputs import HTML, ROOT, SITE, book_build, toc_pages  # noqa: F401 (book_build is a fixture)
 
 from mlx_autodiff.workbook import chapters, exercises, forked_notebook, stub_message
+from tools.exercise_downloads import DOWNLOAD_WORDS, download_html
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.usefixtures("book_build")]
 
@@ -43,14 +44,28 @@ def download(visit, chapter, tmp_path: Path) -> tuple[Path, str]:
     return path, sentence
 
 
-def test_a_page_has_the_link_exactly_when_it_shows_exercises() -> None:
+@pytest.mark.parametrize("language", list(DOWNLOAD_WORDS))
+def test_a_page_has_the_link_exactly_when_it_shows_exercises(language: str) -> None:
+    words = DOWNLOAD_WORDS[language]
     showing = []
     for docname in toc_pages():
-        page = (HTML / f"{docname}.html").read_text(encoding="utf-8")
+        page = (SITE / language / f"{docname}.html").read_text(encoding="utf-8")
         shows = '<div class="exercise admonition"' in page
-        assert page.count(">Download as exercise</a>") == int(shows), docname
+        assert page.count(f">{words.link}</a>") == int(shows), f"{language}/{docname}"
+        if shows:
+            assert f"{words.colon}{words.what}" in page, f"{language}/{docname}: the sentence after the link"
         showing += [docname] if shows else []
     assert showing == [f"book/{chapter.name}" for chapter in WITH_EXERCISES]
+
+
+def test_each_editions_words_have_the_same_placeholders() -> None:
+    import string
+
+    for language, words in DOWNLOAD_WORDS.items():
+        fields = {name for _, name, _, _ in string.Formatter().parse(words.save) if name}
+        assert fields == {"path", "command"} and words.link and words.what, language
+    with pytest.raises(LookupError, match="'fr'.*DOWNLOAD_WORDS"):
+        download_html("book/03-not-a-leaf", WITH_EXERCISES[0], "fr")
 
 
 @pytest.mark.parametrize("chapter", WITH_EXERCISES, ids=lambda chapter: chapter.name)

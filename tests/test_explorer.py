@@ -9,6 +9,8 @@ builds give the same bytes.
 
 from __future__ import annotations
 
+import json
+import string
 import sys
 from itertools import product
 from pathlib import Path
@@ -17,8 +19,19 @@ import pytest
 from article import EXPECTED
 from book_outputs import HTML, ROOT, book_build  # noqa: F401 (book_build is a fixture)
 
-from mlx_autodiff.explorer import ANSWERS_FILE, answer, explore, first_paragraph, key, load, page, write
-from mlx_autodiff.scenarios import BUILT_ON, COMBINATIONS, RELOCATIONS, SCENARIOS, run, run_isolated
+from mlx_autodiff.explorer import (
+    ANSWERS_FILE,
+    answer,
+    explore,
+    first_paragraph,
+    key,
+    load,
+    page,
+    sentences,
+    write,
+)
+from mlx_autodiff.explorer_words import CHINESE, ENGLISH, WORDS, NoWordsError, templates, words_for
+from mlx_autodiff.scenarios import BUILT_ON, COMBINATIONS, OUTCOMES, RELOCATIONS, SCENARIOS, run, run_isolated
 
 PAGE = "book/08a-explorer"
 FOLDER = HTML / "book" / "explorer"
@@ -43,7 +56,7 @@ def test_the_combinations_are_every_choice_once_with_the_articles_seven_under_th
 def test_every_answer_says_what_its_run_did(records: dict) -> None:
     for choice, record in records.items():
         found = answer(choice, record)
-        text = " ".join(found.lines)
+        text = " ".join(sentences(found))
         assert found.key == key(choice) and found.name == record.name
         flag = "none" if record.require_grad is None else str(record.require_grad).lower()
         assert f"require_grad before training: {flag}" in text, found.key
@@ -55,7 +68,7 @@ def test_every_answer_says_what_its_run_did(records: dict) -> None:
             where = "before training" if record.error.step is None else f"at step {record.error.step}"
             assert f"Ends: {record.error.type} {where}" in text, found.key
             assert first_paragraph(record.error.message) in text and found.message == record.error.message
-        assert ("the article's method" in found.lines[0]) == (record.name in SCENARIOS), found.key
+        assert ("the article's method" in sentences(found)[0]) == (record.name in SCENARIOS), found.key
 
 
 def test_the_articles_seven_answer_what_the_article_reports(records: dict) -> None:
@@ -73,13 +86,13 @@ def test_train_on_an_autodiff_model_shows_the_errors_message_not_a_blank(records
     assert before, "some combination raises before training (train() on autodiff parameters)"
     for found in before:
         assert found.error_type == "AlreadyAutodiffError" and found.relocation.endswith("train()")
-        assert "Autodiff should not wrap an autodiff tensor." in found.lines[3]
+        assert "Autodiff should not wrap an autodiff tensor." in sentences(found)[3]
         assert found.graph is None, "no backward ran, so there is no graph to show"
 
 
 def test_a_fresh_process_gives_the_articles_node_id() -> None:
     found = answer(("flex.autodiff", True, "to_device"), run_isolated("ad-to_device"))
-    assert "consumed at NodeId(3)" in found.lines[3]
+    assert "consumed at NodeId(3)" in sentences(found)[3]
 
 
 def test_the_page_without_javascript_has_every_combination_in_its_tables(records: dict) -> None:
@@ -116,3 +129,43 @@ def test_an_unchanged_engine_reuses_the_cached_runs(monkeypatch: pytest.MonkeyPa
     assert load(folder) == load(FOLDER)
     assert (folder / ANSWERS_FILE).read_bytes() == (FOLDER / ANSWERS_FILE).read_bytes()
     sys.modules.pop("explorer_page")
+
+
+# ----- the words of each edition (mlx_autodiff/explorer_words.py) ---------------------------------
+
+
+def placeholders(text: str) -> set[str]:
+    return {name for _, name, _, _ in string.Formatter().parse(text) if name is not None}
+
+
+@pytest.mark.parametrize("language", [code for code in WORDS if code != "en"])
+def test_every_language_fills_every_template_with_englishs_placeholders(language: str) -> None:
+    english, translated = templates(ENGLISH), templates(WORDS[language])
+    assert translated.keys() == english.keys(), f"{language}: not the same texts as English"
+    assert set(WORDS[language].meanings) == set(OUTCOMES), f"{language}: a meaning per outcome"
+    for name, text in english.items():
+        assert translated[name].strip(), f"{language}: {name} is empty"
+        assert placeholders(translated[name]) == placeholders(text), (
+            f"{language}: {name} has {sorted(placeholders(translated[name]))}, English has "
+            f"{sorted(placeholders(text))}")
+
+
+def test_a_language_without_words_is_named_with_what_to_do() -> None:
+    assert words_for(None) is ENGLISH and words_for("zh_CN") is CHINESE
+    with pytest.raises(NoWordsError, match="'fr'.*explorer_words.py"):
+        words_for("fr")
+
+
+def test_the_chinese_page_says_everything_in_chinese_but_the_identifiers(records: dict) -> None:
+    answers = [answer(c, r) for c, r in records.items()]
+    html = page(answers, "explorer", CHINESE)
+    for label in (CHINESE.built_on, CHINESE.read_first, CHINESE.relocation):
+        assert f">{label}</label>" in html
+    for english in (ENGLISH.built_on, ENGLISH.seven, ENGLISH.whole_message, ENGLISH.heads[0], "Ends:"):
+        assert english not in html, f"English {english!r} on the Chinese page"
+    found = next(found for found in answers if found.name == "ad-to_device")
+    lines = sentences(found, CHINESE)
+    assert lines[0] == f"{found.label}：文章的搬法 ad-to_device。"
+    assert found.error_type in lines[3] and first_paragraph(found.message) in lines[3], (
+        "the error's type and Burn's words stay English")
+    assert f"\"lines\":{json.dumps(list(lines), ensure_ascii=False, separators=(',', ':'))}" in html

@@ -14,7 +14,7 @@ import pytest
 from book_outputs import book_build  # noqa: F401 (book_build is a fixture)
 from browser_pages import NARROW, OVERFLOW_JS, OVERFLOW_TOLERANCE_PX, SCREENSHOTS, WIDE
 
-from mlx_autodiff.explorer import YES_NO, Answer, answer, explore, key
+from mlx_autodiff.explorer import YES_NO, Answer, answer, explore, key, sentences
 from mlx_autodiff.scenarios import COMBINATIONS, SCENARIOS
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.usefixtures("book_build")]
@@ -58,7 +58,7 @@ def choose(root, built_on: str, read_first: bool, relocation: str) -> None:
 def check_answer(opened, root, found: Answer) -> None:
     opened.page.wait_for_function(LOADED_JS)
     state = root.evaluate(STATE_JS)
-    assert state["lines"] == list(found.lines), found.key
+    assert state["lines"] == list(sentences(found)), found.key
     if found.graph is None:
         assert state["graph"] is None and state["noGraph"], f"{found.key}: no graph, and the page says so"
     else:
@@ -90,7 +90,7 @@ def test_the_articles_seven_are_one_click_each_and_marked(visit, expected: dict[
         root.get_by_role("button", name=name, exact=True).click()
         found = next(found for found in expected.values() if found.name == name)
         check_answer(opened, root, found)
-        assert found.lines[0].endswith(f"the article's method {name}.")
+        assert sentences(found)[0].endswith(f"the article's method {name}.")
     opened.screenshot("explorer-picked")
 
 
@@ -125,7 +125,7 @@ def test_a_combinations_pictures_load_only_when_it_is_chosen(browser, server: st
         loaded: list[str] = []
         page.on("request", lambda request: "/explorer/" in request.url and loaded.append(
             request.url.rsplit("/", 1)[1]))
-        page.goto(f"{server}{PAGE}", wait_until="load")
+        page.goto(f"{server}en/{PAGE}", wait_until="load")
         assert loaded == ["ad-to_device-graph.svg", "ad-to_device-loss.svg"], "only the shown pictures"
         page.get_by_label("How it is moved", exact=True).select_option("fork")  # one choice changed
         page.wait_for_function(LOADED_JS)
@@ -153,7 +153,7 @@ def test_without_javascript_the_tables_give_every_outcome(browser, server: str, 
     context = browser.new_context(java_script_enabled=False, viewport={"width": WIDE, "height": 900})
     try:
         page = context.new_page()
-        page.goto(f"{server}{PAGE}")
+        page.goto(f"{server}en/{PAGE}")
         root = page.locator("div.explorer")
         assert root.locator("form").is_hidden(), "the form needs JavaScript: it stays hidden"
         rows = root.locator("table.explorer-table tbody tr")
@@ -171,3 +171,17 @@ def test_without_javascript_the_tables_give_every_outcome(browser, server: str, 
         page.screenshot(path=str(SCREENSHOTS / "explorer-no-js.png"), full_page=True)
     finally:
         context.close()
+
+
+def test_the_chinese_explorer_answers_in_chinese(visit, expected: dict[str, Answer]) -> None:
+    from mlx_autodiff.explorer_words import CHINESE
+
+    opened = visit(PAGE, WIDE, language="zh_CN")
+    root = opened.page.locator("div.explorer")
+    root.get_by_label(CHINESE.relocation, exact=True).select_option("fork")
+    root.get_by_label(CHINESE.read_first, exact=True).select_option(YES_NO[False])
+    opened.page.wait_for_function(LOADED_JS)
+    found = expected[key(("flex.autodiff", False, "fork"))]
+    assert root.evaluate(STATE_JS)["lines"] == list(sentences(found, CHINESE))
+    assert not opened.console_errors(), f"console errors {opened.console_errors()}"
+    opened.screenshot("explorer-zh")

@@ -109,3 +109,49 @@ def test_mlx_on_linux_needs_glibc_2_35(resolved, tmp_path: Path, glibc: str, res
                "--python-version", "3.12", "--target", str(tmp_path), "mlx-cpu>=0.29,<0.40"]
     asked = subprocess.run(command, capture_output=True, text=True, timeout=300)
     assert (asked.returncode == 0) == resolves, asked.stderr[-2000:]
+
+
+# ----- requirements without a wheel (tools.mac_wheels.SOURCE_ONLY) ---------------------------------
+
+
+def source_archive(folder: Path, files: dict[str, str]) -> Path:
+    import io
+    import tarfile
+
+    archive = folder / "project-1.0.tar.gz"
+    with tarfile.open(archive, "w:gz") as tar:
+        for name, text in files.items():
+            data = text.encode("utf8")
+            member = tarfile.TarInfo(f"project-1.0/{name}")
+            member.size = len(data)
+            tar.addfile(member, io.BytesIO(data))
+    return archive
+
+
+@pytest.mark.parametrize(("files", "needs"), [
+    ({"setup.py": "from setuptools import setup\nsetup(name='p')", "p/__init__.py": ""}, []),
+    ({"setup.py": "setup(ext_modules=[Extension('p._fast', ['p/fast.c'])])", "p/fast.c": ""},
+     ["project-1.0/setup.py (builds an extension module)", "project-1.0/p/fast.c"]),
+])
+def test_a_source_archive_is_pure_python_unless_it_has_something_to_compile(
+        tmp_path: Path, files: dict[str, str], needs: list[str]) -> None:
+    from tools.mac_wheels import compiled_parts
+
+    assert sorted(compiled_parts(source_archive(tmp_path, files))) == sorted(needs)
+
+
+def test_the_source_only_requirements_leave_the_wheel_resolution_and_only_they(tmp_path: Path) -> None:
+    from tools.mac_wheels import SOURCE_ONLY, requirement_name, split_requirements
+
+    wheels, source_only = split_requirements(ROOT / "requirements.txt")
+    assert [requirement_name(line) for line in source_only] == list(SOURCE_ONLY) == ["jieba"]
+    names = {requirement_name(line) for line in wheels.splitlines()} - {None}
+    assert "jieba" not in names and {"sphinx-intl", "mlx", "jupyter-book"} <= names
+
+
+def test_jieba_has_no_wheel_and_its_source_archive_is_pure_python(resolved) -> None:
+    """The resolution exits 4 when a SOURCE_ONLY archive has something to compile (tools.mac_wheels.main)."""
+    result = resolved[("3.14", "14.0")]
+    assert result.returncode == 0, result.stderr[-3000:]
+    names = {item["metadata"]["name"].lower() for item in report_of(result)["install"]}
+    assert "jieba" not in names

@@ -342,14 +342,15 @@ def test_bench_reads_the_page_sizes_and_the_timed_frame_changes(tmp_path: Path, 
 
     monkeypatch.setattr(bench, "ROOT", tmp_path)
     monkeypatch.setattr(bench, "STEPPER_TIMING", tmp_path / "timing.json")
-    monkeypatch.setattr(bench, "EXPLORER_PAGE", tmp_path / "_build" / "html" / "book" / "08a-explorer.html")
+    english = tmp_path / "_build" / "html" / "en" / "book"
+    monkeypatch.setattr(bench, "EXPLORER_PAGE", english / "08a-explorer.html")
     size, frame, explorer_page = bench.built_book_rows()
     assert size.engine is None and "make build-book" in size.note
     assert frame.engine is None and "make test" in frame.note
     assert explorer_page.engine is None and "make build-book" in explorer_page.note
-    (tmp_path / "_build" / "html" / "book").mkdir(parents=True)
-    (tmp_path / "_build" / "html" / "book" / "04-step-0.html").write_text("x" * 2_000_000)
-    (tmp_path / "_build" / "html" / "book" / "05-step-1.html").write_text("x" * 10)
+    (tmp_path / "_build" / "html" / "en" / "book").mkdir(parents=True)
+    (tmp_path / "_build" / "html" / "en" / "book" / "04-step-0.html").write_text("x" * 2_000_000)
+    (tmp_path / "_build" / "html" / "en" / "book" / "05-step-1.html").write_text("x" * 10)
     bench.STEPPER_TIMING.write_text(json.dumps(
         {"frames": 3, "median_ms": 2.0, "max_ms": 20.0, "chromium": "1", "measured": "today"}))
     size, frame, _ = bench.built_book_rows()

@@ -21,7 +21,7 @@ import time
 from dataclasses import asdict
 
 import pytest
-from book_outputs import ROOT, book_build, glued, stream_text  # noqa: F401 (book_build is a fixture)
+from book_outputs import EDITIONS, ROOT, book_build, glued, stream_text  # noqa: F401 (book_build is a fixture)
 from browser_pages import NARROW, OVERFLOW_JS, OVERFLOW_TOLERANCE_PX, SCREENSHOTS, WIDE
 
 from mlx_autodiff.node import node_name
@@ -75,21 +75,29 @@ def expected_frames(data: dict) -> list[dict]:
     return json.loads(json.dumps([asdict(frame) for frame in frames(BackwardTrace.from_data(data["trace"]))]))
 
 
-def check_frame(stepper, data: dict, index: int) -> None:
+# The player's own words per edition, as _static/stepper.js has them (the frames' sentences are the engine's).
+POSITION = {"en": "Step {k} of {n}", "zh_CN": "第 {k} 步，共 {n} 步"}
+EMPTY = {"en": "(empty)", "zh_CN": "（空）"}
+NEXT = {"en": "Next step", "zh_CN": "下一步"}
+RESET = {"en": "Reset", "zh_CN": "重置"}
+
+
+def check_frame(stepper, data: dict, index: int, language: str = "en") -> None:
     state = stepper.evaluate(STATE_JS)
     frame = data["frames"][index]
     assert state["sentence"] == frame["sentence"]
-    assert state["position"] == f"Step {index + 1} of {len(data['frames'])}"
+    assert state["position"] == POSITION[language].format(k=index + 1, n=len(data["frames"]))
     expected_box = [] if frame["node"] is None else [data["nodes"][str(frame["node"])]["element"]]
     assert state["current"] == expected_box, f"frame {index}: the marked box is not the frame's node"
-    names = [data["nodes"][str(node)]["name"] for node in reversed(frame["stack"])] or ["(empty)"]
+    names = [data["nodes"][str(node)]["name"] for node in reversed(frame["stack"])] or [EMPTY[language]]
     assert state["stack"] == names
     assert state["listed"] == [frame["sentence"]]
 
 
+@pytest.mark.parametrize("language", EDITIONS)
 @pytest.mark.parametrize("docname", STEPPER_PAGES)
-def test_every_stepper_plays_the_engines_frames_to_the_end(visit, docname: str) -> None:
-    opened = visit(f"{docname}.html", WIDE)
+def test_every_stepper_plays_the_engines_frames_to_the_end(visit, docname: str, language: str) -> None:
+    opened = visit(f"{docname}.html", WIDE, language)
     found = steppers(opened.page)
     assert len(found) == 1, f"{docname}: expected one stepper, found {len(found)}"
     stepper = found[0]
@@ -100,13 +108,14 @@ def test_every_stepper_plays_the_engines_frames_to_the_end(visit, docname: str) 
     stepper.scroll_into_view_if_needed()
     for index in range(len(data["frames"])):
         if index:
-            stepper.get_by_role("button", name="Next step").click()
-        check_frame(stepper, data, index)
+            stepper.get_by_role("button", name=NEXT[language]).click()
+        check_frame(stepper, data, index, language)
         if index == len(data["frames"]) // 2:
-            opened.screenshot(f"stepper-{docname.removeprefix('book/')}")
-    assert stepper.get_by_role("button", name="Next step").get_attribute("aria-disabled") == "true"
-    stepper.get_by_role("button", name="Reset").click()
-    check_frame(stepper, data, 0)
+            edition = "" if language == "en" else f"{language}-"
+            opened.screenshot(f"stepper-{edition}{docname.removeprefix('book/')}")
+    assert stepper.get_by_role("button", name=NEXT[language]).get_attribute("aria-disabled") == "true"
+    stepper.get_by_role("button", name=RESET[language]).click()
+    check_frame(stepper, data, 0, language)
     assert not opened.console_errors(), f"{docname}: console errors {opened.console_errors()}"
     assert not opened.network, f"{docname}: requests to the network {opened.network}"
 

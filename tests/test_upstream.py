@@ -177,3 +177,11 @@ def test_the_execution_cache_matches_a_notebook_by_its_code_alone(tmp_path: Path
         "execution_show_tb",
         "execution_timeout",
     }, f"myst-nb has new execution options {sorted(options)}: does one re-execute on changed files (#299)?"
+
+
+def test_sphinx_external_toc_adds_its_toctrees_after_sphinx_translates_a_page() -> None:
+    """tools/book_languages.py, TranslateTocCaptions: without it the zh_CN sidebar's captions stay English."""
+    from sphinx.transforms.i18n import Locale
+    from sphinx_external_toc.events import InsertToctrees
+
+    assert InsertToctrees.default_priority > Locale.default_priority

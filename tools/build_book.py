@@ -16,15 +16,25 @@ Every page is re-read on every build (`--all`): Sphinx warns only about pages it
 reads, so an incremental build would pass `-W` while an unchanged page still
 warns. Re-reading costs seconds because executed outputs come from the cache.
 
+The book is built in every language of tools/book_languages.py, one Sphinx
+build each (tools/sphinx_build.py), English first: it executes what the cache
+lacks, and the others reuse its outputs. `python -m tools.build_book zh_CN` (or
+`LANGS=zh_CN make book`) builds only the languages named. The site's root,
+`_build/html/index.html`, opens the English edition.
+
 When a chapter fails to execute, Sphinx buries the cause in a long traceback.
-The build therefore ends with one line per failing chapter, e.g.
-`chapter book/05-step-1.md failed at cell 4 (line 61): TapeConsumedError: ...`.
+The build therefore ends with one line per language and one per failing
+chapter, e.g. `chapter book/05-step-1.md failed at cell 4 (line 61):
+TapeConsumedError: ...`. A chapter that fails to execute fails the same way in
+every language, so the languages after the first such build are not built.
 """
 
 from __future__ import annotations
 
 import fcntl
 import hashlib
+import html
+import os
 import re
 import shutil
 import subprocess
@@ -33,7 +43,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import nbformat
+import yaml
 from myst_nb.core.read import read_myst_markdown_notebook
+
+from tools.book_languages import LANGUAGES
 
 ROOT = Path(__file__).resolve().parent.parent
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -67,22 +80,36 @@ class ExecutionFailure:
         return f"chapter {self.chapter} failed at {where}: {self.error}"
 
 
+SUMMARY = "book build"
+"""How each line of the closing summary begins (tests/book_outputs.py finds it)."""
+
+
 @dataclass
 class BuildResult:
-    """The exit status of `jupyter-book build` and the chapters that failed to execute."""
+    """Each language's build status (None: not built) and the chapters that failed to execute."""
 
-    status: int
+    statuses: dict[str, int | None] = field(default_factory=dict)
     failures: list[ExecutionFailure] = field(default_factory=list)
 
+    @property
+    def status(self) -> int:
+        """0 if every language built cleanly, else the first failing status (1 for one not built)."""
+        failed = [status if status is not None else 1 for status in self.statuses.values() if status != 0]
+        return failed[0] if failed else 0
+
     def summary(self) -> str:
-        lines = [f"jupyter-book build exited with status {self.status}"]
+        lines = [f"{SUMMARY}, {language}: " + (f"exited with status {status}" if status is not None
+                                               else "not built, since chapters failed to execute")
+                 for language, status in self.statuses.items()]
         return "\n".join(lines + [str(failure) for failure in self.failures])
 
 
 def engine_key(root: Path = ROOT) -> str:
-    """A hash of everything besides a chapter's own cells that its outputs depend on."""
+    """A hash of everything besides a chapter's own cells that its outputs depend on: the engine, and
+    the files README's map names (appendix 1 counts their lines: tools/, _static/)."""
     digest = hashlib.sha256()
     files = sorted((root / "mlx_autodiff").rglob("*.py")) + [root / "requirements.txt", root / "README.md"]
+    files += sorted((root / "tools").rglob("*.py")) + sorted((root / "_static").glob("*.*"))
     files += sorted(path for path in (root / "book" / "_data").rglob("*") if path.is_file())
     for path in filter(Path.exists, files):
         digest.update(path.relative_to(root).as_posix().encode())
@@ -134,18 +161,19 @@ def failure_from_traceback(root: Path, source: Path, traceback: str) -> Executio
     return ExecutionFailure(_relative(root, source), cell, line, error)
 
 
-def execution_failures(root: Path, log: str) -> list[ExecutionFailure]:
+def execution_failures(root: Path, log: str, html: Path | None = None) -> list[ExecutionFailure]:
     """Every chapter that failed to execute, from the build log and myst-nb's reports.
 
     With `nb_execution_raise_on_error` the build stops at the first failure and only
     the log names it; without it, myst-nb saves each traceback in
-    `_build/html/reports/<docname>.err.log` (myst_nb/sphinx_.py).
+    `<html>/reports/<docname>.err.log` (myst_nb/sphinx_.py); `html` is the build's
+    output folder, `_build/html` unless given.
     """
     found: dict[str, ExecutionFailure] = {}
     for match in LOGGED_FAILURE.finditer(ANSI.sub("", log)):
         failure = failure_from_traceback(root, Path(match["path"]), match["tb"])
         found.setdefault(failure.chapter, failure)
-    reports = root / "_build" / "html" / "reports"
+    reports = (html or root / "_build" / "html") / "reports"
     for report in sorted(reports.rglob("*.err.log")) if reports.exists() else []:
         docname = report.relative_to(reports).as_posix().removesuffix(".err.log")
         notebook = root / (docname + ".ipynb")
@@ -162,33 +190,85 @@ def _relative(root: Path, path: Path) -> str:
         return path.as_posix()
 
 
-def build(extra: list[str] | None = None, root: Path = ROOT) -> BuildResult:
-    """Run the strict Jupyter Book build on `root`, echoing its output; report failing chapters."""
+def chosen_languages(names: list[str] | None = None) -> list[str]:
+    """The languages to build: those named (in the book's order), else `LANGS`, else every one."""
+    wanted = names or os.environ.get("LANGS", "").replace(",", " ").split()
+    unknown = [name for name in wanted if name not in LANGUAGES]
+    if unknown:
+        raise SystemExit(f"no edition of the book in {', '.join(unknown)}: choose from {' '.join(LANGUAGES)} "
+                         "(e.g. `LANGS=en make book`)")
+    return [code for code in LANGUAGES if code in wanted] if wanted else list(LANGUAGES)
+
+
+def build(languages: list[str] | None = None, root: Path = ROOT) -> BuildResult:
+    """Build the book strictly in `languages` (default: `chosen_languages()`), echoing the output;
+    report failing chapters; write the site's root page."""
     (root / "_build").mkdir(exist_ok=True)
     with open(root / "_build" / ".build.lock", "w") as lock:
         # Two builds of one checkout (a terminal and the tests) would mix each other's outputs.
         fcntl.flock(lock, fcntl.LOCK_EX)
-        return _locked_build(extra or [], root)
+        return _locked_build(chosen_languages(languages), root)
 
 
-def _locked_build(extra: list[str], root: Path) -> BuildResult:
+def _locked_build(languages: list[str], root: Path) -> BuildResult:
     cleared = refresh_cache(root)
     print(f"engine {'changed: every chapter re-executes' if cleared else 'unchanged: cached outputs reused'}")
-    shutil.rmtree(root / "_build" / "html" / "reports", ignore_errors=True)  # only this build's failures
-    jupyter_book = Path(sys.executable).parent / "jupyter-book"
-    command = [str(jupyter_book), "build", str(root), "-n", "-W", "--keep-going", "--all"]
+    html = root / "_build" / "html"
+    # the switcher links to every language the site will have: these, and any built before
+    site = [code for code in LANGUAGES if code in languages or (html / code / "index.html").exists()]
+    result = BuildResult()
+    for language in languages:
+        if result.failures:
+            result.statuses[language] = None
+            continue
+        status, log = _build_language(language, site, root)
+        result.statuses[language] = status
+        if status != 0:
+            result.failures = execution_failures(root, log, html / language)
+    write_root_page(root, site)
+    if result.status != 0:
+        print("\n" + result.summary(), flush=True)
+    return result
+
+
+def _build_language(language: str, site: list[str], root: Path) -> tuple[int, str]:
+    """One language's Sphinx build in a process of its own, echoed; (exit status, log)."""
+    shutil.rmtree(root / "_build" / "html" / language / "reports", ignore_errors=True)  # this build's only
+    command = [sys.executable, "-m", "tools.sphinx_build", language, "--site", *site]
+    print(f"\n{SUMMARY}, {language}: {' '.join(command[1:])}", flush=True)
     log: list[str] = []
-    with subprocess.Popen(command + extra, cwd=root, stdout=subprocess.PIPE,
+    with subprocess.Popen(command + ["--root", str(root)], cwd=root, stdout=subprocess.PIPE,
                           stderr=subprocess.STDOUT, text=True, errors="replace") as process:
         assert process.stdout is not None
         for line in process.stdout:
             sys.stdout.write(line)
             log.append(line)
-    result = BuildResult(process.returncode)
-    if result.status != 0:
-        result.failures = execution_failures(root, "".join(log))
-        print("\n" + result.summary(), flush=True)
-    return result
+    return process.returncode, "".join(log)
+
+
+def root_page(title: str, root_doc: str, site: list[str]) -> str:
+    """The site's index.html: it opens the first language's landing page and links every edition."""
+    first = site[0]
+    editions = [(f"{code}/{root_doc}.html", LANGUAGES[code]) for code in site]
+    links = " · ".join(f'<a href="{href}" hreflang="{language.tag}" lang="{language.tag}">'
+                       f"{html.escape(language.name)}</a>" for href, language in editions)
+    alternates = "".join(f'<link rel="alternate" hreflang="{language.tag}" href="{href}">\n'
+                         for href, language in editions)
+    return (f'<!DOCTYPE html>\n<html lang="{LANGUAGES[first].tag}">\n<head>\n<meta charset="utf-8">\n'
+            f"<title>{html.escape(title)}</title>\n"
+            f'<meta http-equiv="refresh" content="0; url={first}/{root_doc}.html">\n'
+            f'<link rel="icon" href="{first}/_static/favicon.svg">\n{alternates}</head>\n'
+            f"<body>\n<main><h1>{html.escape(title)}</h1><p>{links}</p></main>\n</body>\n</html>\n")
+
+
+def write_root_page(root: Path, site: list[str]) -> None:
+    config = yaml.safe_load((root / "_config.yml").read_text(encoding="utf8"))
+    toc = yaml.safe_load((root / "_toc.yml").read_text(encoding="utf8"))
+    root_doc = re.sub(r"\.(md|ipynb)$", "", toc["root"])
+    if site:
+        (root / "_build" / "html").mkdir(parents=True, exist_ok=True)
+        page = root_page(config.get("title", "Book"), root_doc, site)
+        (root / "_build" / "html" / "index.html").write_text(page, encoding="utf8")
 
 
 if __name__ == "__main__":

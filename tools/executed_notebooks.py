@@ -55,11 +55,11 @@ def restore_cached_outputs(notebook_path: Path, cache_path: Path) -> bool:
 def offer_notebook(
     app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any
 ) -> None:
-    build_dir = Path(app.outdir).parent
-    executed = build_dir / "jupyter_execute" / f"{pagename}.ipynb"
+    config = app.env.mystnb_config  # its folders as myst-nb resolved them (tools/book_languages.py)
+    executed = Path(config.output_folder) / f"{pagename}.ipynb"
     if not executed.exists():
         return
-    cache = Path(app.config.nb_execution_cache_path or build_dir / ".jupyter_cache")
+    cache = Path(config.execution_cache_path)
     restore_cached_outputs(executed, cache)
     target = Path(app.outdir) / "_sources" / f"{pagename}.ipynb"
     target.parent.mkdir(parents=True, exist_ok=True)

@@ -12,6 +12,7 @@ own download menu offers the executed chapter instead (tools/executed_notebooks.
 from __future__ import annotations
 
 import posixpath
+from dataclasses import dataclass
 from html import escape
 from pathlib import Path
 from typing import Any
@@ -26,7 +27,34 @@ from mlx_autodiff.workbook import Chapter, chapters, check_command, default_outp
 logger = logging.getLogger(__name__)
 FOLDER = "exercises"
 """Where the notebooks go in the built site, as in a reader's book folder."""
-LINK_TEXT = "Download as exercise"
+
+
+@dataclass(frozen=True)
+class DownloadWords:
+    """The link's words in one edition (generated HTML: gettext does not see it). `{path}` and
+    `{command}` become inline code. The notebook itself is the English chapter in every edition."""
+
+    link: str
+    colon: str  # after the link
+    what: str
+    save: str
+
+
+DOWNLOAD_WORDS = {
+    "en": DownloadWords(
+        link="Download as exercise",
+        colon=": ",
+        what="this chapter as a notebook of your own, each solution left for you to write.",
+        save="Save it as {path} in the book's folder and check it there with {command}.",
+    ),
+    "zh_CN": DownloadWords(
+        link="下载为练习",
+        colon="：",
+        what="把这一章下载成你自己的 notebook，每个参考答案都留给你来写（notebook 的文字是英文的）。",
+        save="把它存为书的文件夹里的 {path}，然后在那里用 {command} 检查。",
+    ),
+}
+"""Each edition's words, by Sphinx's `language` code."""
 
 
 def exercise_chapters(root: Path) -> dict[str, Chapter]:
@@ -38,18 +66,25 @@ def exercise_chapters(root: Path) -> dict[str, Chapter]:
     }
 
 
-def download_html(docname: str, chapter: Chapter) -> str:
+def download_html(docname: str, chapter: Chapter, language: str | None = "en") -> str:
     """The link to the chapter's notebook, from its page, and how to grade the notebook."""
+    words = DOWNLOAD_WORDS.get(language or "en")
+    if words is None:
+        raise LookupError(f"no words for the exercise download link in language {language!r} (there are "
+                          f"{', '.join(DOWNLOAD_WORDS)}): add them to DOWNLOAD_WORDS in "
+                          "tools/exercise_downloads.py")
     file = f"{chapter.name}.ipynb"
     href = posixpath.relpath(f"{FOLDER}/{file}", posixpath.dirname(docname) or ".")
     command = check_command(default_output(chapter), chapter.root)
     code = '<code class="docutils literal notranslate"><span class="pre">{}</span></code>'
     return (
         '<p class="exercise-download">'
-        f'<a class="reference download" href="{escape(href)}" download="{escape(file)}">{LINK_TEXT}</a>: '
-        "this chapter as a notebook of your own, each solution left for you to write. "
-        f"Save it as {code.format(escape(f'{FOLDER}/{file}'))} in the book's folder and check it there with "
-        f"{code.format(escape(command))}.</p>"
+        f'<a class="reference download" href="{escape(href)}" download="{escape(file)}">'
+        f"{escape(words.link)}</a>"
+        f"{words.colon}{escape(words.what)} "
+        + escape(words.save).format(path=code.format(escape(f"{FOLDER}/{file}")),
+                                    command=code.format(escape(command)))
+        + "</p>"
     )
 
 
@@ -62,7 +97,8 @@ def add_link(app: Sphinx, doctree: nodes.document, docname: str) -> None:
         logger.warning(f"{docname} has exercises but no 'Exercises' section to put its download link in",
                        location=docname)
         return
-    section.insert(1, nodes.raw("", download_html(docname, chapter), format="html"))  # after the title
+    html = download_html(docname, chapter, app.config.language)
+    section.insert(1, nodes.raw("", html, format="html"))  # after the title
 
 
 def write_notebook(

@@ -28,6 +28,7 @@ from sphinx.environment import BuildEnvironment
 from sphinx.util.docutils import SphinxDirective
 
 from mlx_autodiff.explorer import explore, load, page, write
+from mlx_autodiff.explorer_words import words_for
 
 ROOT = Path(__file__).resolve().parent.parent
 FOLDER = "explorer"
@@ -57,12 +58,14 @@ def explorer_pages(env: BuildEnvironment) -> set[str]:
 
 
 class RelocationExplorer(SphinxDirective):
-    """`{relocation-explorer}`: the explorer's HTML, with every combination's answer."""
+    """`{relocation-explorer}`: the explorer's HTML, with every combination's answer, in the words of
+    the edition being built (mlx_autodiff/explorer_words.py: gettext does not see generated HTML)."""
 
     def run(self) -> list[nodes.Node]:
         explorer_pages(self.env).add(self.env.docname)
         answers = load(cached_folder())
-        return [nodes.raw("", page(answers, FOLDER), format="html")]
+        words = words_for(self.config.language)
+        return [nodes.raw("", page(answers, FOLDER, words), format="html")]
 
 
 def copy_pictures(

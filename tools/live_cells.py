@@ -56,7 +56,7 @@ def unhook_sphinx_thebe(app: Sphinx, config: Config) -> None:
 
 def executed_notebook(app: Sphinx, docname: str) -> nbformat.NotebookNode | None:
     """The notebook myst-nb wrote for `docname` (every cell, outputs merged), if the page is one."""
-    path = Path(app.outdir).parent / "jupyter_execute" / f"{docname}.ipynb"
+    path = Path(app.env.mystnb_config.output_folder) / f"{docname}.ipynb"
     return nbformat.read(path, as_version=4) if path.exists() else None
 
 

@@ -10,19 +10,34 @@ when the report shows the markers were not replaced.
 
     python -m tools.mac_wheels --report report.json     # resolve only (downloads metadata)
     python -m tools.mac_wheels --download wheels/        # download every wheel a Mac would
+
+A requirement in `SOURCE_ONLY` has no wheel at all: it is left out of the wheel resolution, and
+`--report` checks instead that its source archive is pure Python (nothing to compile), so that
+`pip install -r requirements.txt` builds it on a Mac with setuptools alone.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
+import subprocess
 import sys
+import tarfile
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 OLDEST_MACOS = "14.0"  # mlx 0.29.4 and later ship macOS wheels for 14.0 and newer only
 PIP = "pip>=26.0,<27"  # the pip set-up installs first (the Makefile says the same)
+SOURCE_ONLY = {
+    "jieba": "jieba 0.42.1, its newest release, is on PyPI as a source archive only "
+             "(https://pypi.org/project/jieba/0.42.1/#files)",
+}
+"""Requirements with no wheel for any platform, and why: they must be pure Python."""
+COMPILED_SOURCES = (".c", ".cc", ".cpp", ".cxx", ".pyx", ".m", ".rs", ".f90")
+REQUIREMENT_NAME = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
 
 
 @dataclass(frozen=True)
@@ -61,16 +76,81 @@ def run_pip(target: MacTarget, arguments: list[str]) -> int:
     return pip_main(arguments)
 
 
+def requirement_name(line: str) -> str | None:
+    """The project a requirements.txt line names (normalized), or None for a comment or blank line."""
+    found = REQUIREMENT_NAME.match(line.split("#", 1)[0])
+    return re.sub(r"[-_.]+", "-", found[1]).lower() if found else None
+
+
+def split_requirements(requirements: Path) -> tuple[str, list[str]]:
+    """requirements.txt without the `SOURCE_ONLY` lines, and those lines."""
+    kept, source_only = [], []
+    for line in requirements.read_text("utf8").splitlines():
+        (source_only if requirement_name(line) in SOURCE_ONLY else kept).append(line)
+    return "\n".join(kept) + "\n", [line.split("#", 1)[0].strip() for line in source_only]
+
+
 def resolve(target: MacTarget, report: Path, scratch: Path, requirements: Path) -> int:
-    """`pip install --dry-run --report` for the Mac: resolves, and checks that each pick is a wheel."""
+    """`pip install --dry-run --report` for the Mac: resolves, and checks that each pick is a wheel
+    (the `SOURCE_ONLY` requirements aside)."""
+    wheels, _ = split_requirements(requirements)
+    scratch.mkdir(parents=True, exist_ok=True)
+    only_wheels = scratch / "requirements-with-wheels.txt"
+    only_wheels.write_text(wheels, "utf8")
     return run_pip(target, ["install", "--dry-run", "--quiet", "--ignore-installed", "--report", str(report),
-                            "--target", str(scratch), *target.pip_options(), PIP, "-r", str(requirements)])
+                            "--target", str(scratch / "target"), *target.pip_options(), PIP,
+                            "-r", str(only_wheels)])
+
+
+def compiled_parts(archive: Path) -> list[str]:
+    """What in a source archive would need a compiler: compiled-language sources, `ext_modules`."""
+    found = []
+    with tarfile.open(archive) as tar:
+        for member in tar.getmembers():
+            if member.name.endswith(COMPILED_SOURCES):
+                found.append(member.name)
+            elif member.name.count("/") == 1 and member.name.endswith(("setup.py", "pyproject.toml")):
+                text = tar.extractfile(member).read().decode("utf8", "replace")  # type: ignore[union-attr]
+                if "ext_modules" in text or "Extension(" in text:
+                    found.append(f"{member.name} (builds an extension module)")
+    return found
+
+
+def check_source_only(requirements: Path) -> list[str]:
+    """Each `SOURCE_ONLY` requirement's source archive downloaded (no dependencies: it must have none
+    to resolve) and read: the problems, empty when every one is pure Python."""
+    _, lines = split_requirements(requirements)
+    problems = []
+    for line in lines:
+        with tempfile.TemporaryDirectory() as folder:
+            done = subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps",
+                                   "--no-binary=:all:", "--dest", folder, line],
+                                  capture_output=True, text=True, timeout=600)
+            archives = sorted(Path(folder).glob("*.tar.gz"))
+            if done.returncode != 0 or not archives:
+                why = (done.stderr.strip().splitlines() or ["pip found none"])[-1]
+                problems.append(f"{line}: no source archive ({why})")
+                continue
+            problems += [f"{line}: {part} needs a compiler on the Mac"
+                         for part in compiled_parts(archives[0])]
+    return problems
 
 
 def download(target: MacTarget, destination: Path, requirements: Path) -> int:
-    """`pip download` for the Mac: every wheel a first set-up there fetches, into `destination`."""
-    return run_pip(target, ["download", "--quiet", "--dest", str(destination), *target.pip_options(), PIP,
-                            "-r", str(requirements)])
+    """`pip download` for the Mac: every wheel a first set-up there fetches, and the `SOURCE_ONLY`
+    source archives, into `destination`."""
+    wheels, source_only = split_requirements(requirements)
+    destination.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory() as folder:
+        only_wheels = Path(folder) / "requirements-with-wheels.txt"
+        only_wheels.write_text(wheels, "utf8")
+        status = run_pip(target, ["download", "--quiet", "--dest", str(destination), *target.pip_options(),
+                                  PIP, "-r", str(only_wheels)])
+    if status != 0 or not source_only:
+        return status
+    return subprocess.run([sys.executable, "-m", "pip", "download", "--quiet", "--no-deps",
+                           "--no-binary=:all:", "--dest", str(destination), *source_only],
+                          check=False).returncode
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -93,6 +173,10 @@ def main(argv: list[str] | None = None) -> int:
             print(f"pip resolved for {seen.get('sys_platform')}, not darwin: the marker patch no longer "
                   "works with this pip (see pypa/pip#11664)", file=sys.stderr)
             return 3
+        problems = check_source_only(options.requirements)
+        if problems:
+            print("\n".join(problems), file=sys.stderr)
+            return 4
     return status
 
 
