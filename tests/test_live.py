@@ -264,7 +264,7 @@ def open_page(browser) -> Iterator:
 
 
 def test_make_live_prints_one_url_with_a_fresh_token_in_its_fragment(live) -> None:
-    assert live.url.startswith(f"{live.book}/book/index.html#live={live.live_port}&token=")
+    assert live.url.startswith(f"{live.book}/en/book/index.html#live={live.live_port}&token=")
     assert len(live.token) >= 32
     assert sum("#live=" in line for line in live.output) == 1
     other = MakeLive()
@@ -385,7 +385,7 @@ def test_ctrl_c_stops_both_servers_and_every_kernel() -> None:
 
 @browser_test
 def test_run_live_without_make_live_says_what_to_run(live, open_page) -> None:
-    opened = open_page(f"{live.book}/{CHAPTER}")  # the book alone, as `make book` serves it: no token
+    opened = open_page(f"{live.book}/en/{CHAPTER}")  # the book alone, as `make book` serves it: no token
     opened.page.get_by_role("button", name="Run live").click()
     opened.wait_for_state("disconnected", 10)
     assert "make live" in opened.status.inner_text()

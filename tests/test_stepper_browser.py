@@ -209,7 +209,7 @@ def test_without_javascript_the_graph_and_every_frame_are_on_the_page(browser, s
     context = browser.new_context(java_script_enabled=False, viewport={"width": WIDE, "height": 900})
     try:
         page = context.new_page()
-        page.goto(f"{server}{docname}.html")
+        page.goto(f"{server}en/{docname}.html")
         stepper = page.locator("div.stepper")
         data = json.loads(stepper.locator("script.stepper-data").text_content())
         assert stepper.locator("svg").first.is_visible()

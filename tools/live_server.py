@@ -75,10 +75,24 @@ class LiveServers:
     kernels: str
     token: str
     live_port: int
+    edition: str  # the built edition the URL opens ("en" unless only another one was built)
 
     @property
     def url(self) -> str:
-        return f"{self.book}/book/index.html#live={self.live_port}&token={self.token}"
+        return f"{self.book}/{self.edition}/book/index.html#live={self.live_port}&token={self.token}"
+
+
+def first_edition(html: Path) -> str:
+    """The first language of the book (English first) whose edition is built in `html`."""
+    # imported here: the Jupyter server imports this module for BookOriginOnly, and
+    # tools.book_languages brings Sphinx and myst-nb with it
+    from tools.book_languages import LANGUAGES
+
+    built = [code for code in LANGUAGES if (html / code / "book" / "index.html").exists()]
+    if not built:
+        raise LiveServerError(f"no built edition in {html} (looked for {', '.join(LANGUAGES)}): "
+                              "run `make build-book` first (`make live` does).")
+    return built[0]
 
 
 class QuietHandler(SimpleHTTPRequestHandler):
@@ -153,6 +167,7 @@ def live_servers(port: int, live_port: int, html: Path = HTML) -> Iterator[LiveS
     """Both servers running until the block ends (however it ends); then both are stopped."""
     if not (html / "index.html").exists():
         raise LiveServerError(f"no built book in {html}: run `make build-book` first (`make live` does).")
+    edition = first_edition(html)
     httpd = book_server(port, html)
     origin = f"http://{HOST}:{httpd.server_address[1]}"
     token = secrets.token_urlsafe(32)
@@ -178,7 +193,7 @@ def live_servers(port: int, live_port: int, html: Path = HTML) -> Iterator[LiveS
         try:
             wait_until_up(f"http://{HOST}:{live_port}", token, process, log_path)
             thread.start()
-            yield LiveServers(origin, f"http://{HOST}:{live_port}", token, live_port)
+            yield LiveServers(origin, f"http://{HOST}:{live_port}", token, live_port, edition)
         finally:
             if thread.is_alive():
                 httpd.shutdown()
