@@ -10,10 +10,12 @@ when the report shows the markers were not replaced.
 
     python -m tools.mac_wheels --report report.json     # resolve only (downloads metadata)
     python -m tools.mac_wheels --download wheels/        # download every wheel a Mac would
+    python -m tools.mac_wheels --check-source-only       # the SOURCE_ONLY archives are pure Python
 
 A requirement in `SOURCE_ONLY` has no wheel at all: it is left out of the wheel resolution, and
-`--report` checks instead that its source archive is pure Python (nothing to compile), so that
-`pip install -r requirements.txt` builds it on a Mac with setuptools alone.
+`--check-source-only` checks instead that its source archive is pure Python (nothing to compile), so
+that `pip install -r requirements.txt` builds it on a Mac with setuptools alone (once: the archive
+is the same for every Mac).
 """
 
 from __future__ import annotations
@@ -161,10 +163,17 @@ def main(argv: list[str] | None = None) -> int:
     action = parser.add_mutually_exclusive_group(required=True)
     action.add_argument("--report", type=Path, help="write pip's installation report (JSON) here")
     action.add_argument("--download", type=Path, help="download the wheels into this folder")
+    action.add_argument("--check-source-only", action="store_true",
+                        help="check that each SOURCE_ONLY requirement's source archive is pure Python")
     options = parser.parse_args(argv)
     target = MacTarget(options.python, options.macos)
     if options.download:
         return download(target, options.download, options.requirements)
+    if options.check_source_only:
+        problems = check_source_only(options.requirements)
+        print("\n".join(problems) or "every SOURCE_ONLY requirement is pure Python",
+              file=sys.stderr if problems else sys.stdout)
+        return 4 if problems else 0
     scratch = options.report.with_name(options.report.name + ".target")
     status = resolve(target, options.report, scratch, options.requirements)
     if status == 0:
@@ -173,10 +182,6 @@ def main(argv: list[str] | None = None) -> int:
             print(f"pip resolved for {seen.get('sys_platform')}, not darwin: the marker patch no longer "
                   "works with this pip (see pypa/pip#11664)", file=sys.stderr)
             return 3
-        problems = check_source_only(options.requirements)
-        if problems:
-            print("\n".join(problems), file=sys.stderr)
-            return 4
     return status
 
 
