@@ -28,30 +28,16 @@
  * Keys, while focus is in the player: Left and Right arrows step back and forward, Home and End go to
  * the first and the last frame.
  *
- * The player's own words (buttons, position, key, list heading) come from WORDS, by the page's
- * <html lang> (the Chinese edition's is "zh-CN"); the frames' sentences and the nodes' names are the
- * engine's output, the same in every edition.
+ * The player's own words (buttons, position, key, list heading) are the page's: the part "stepper" of
+ * script#tds-words, which tools/book_languages.py writes from mlx_autodiff/words/<language>.json;
+ * the frames' sentences and the nodes' names are the engine's output.
  */
 (function () {
   "use strict";
 
   var PLAY_EVERY_MS = 1000;
   var MARKS = ["stepper-current", "stepper-failed", "stepper-taken", "stepper-gradient"];
-  var WORDS = {
-    en: {
-      reset: "Reset", previous: "Previous step", play: "Play", pause: "Pause", next: "Next step",
-      position: "Step {k} of {n}", empty: "(empty)", stack: "Stack, top first:",
-      current: "this frame's node", taken: "step taken by this pass", gradient: "a gradient just landed",
-      player: "Backward pass player: {title}", frames: "Every step of this backward pass ({n})",
-    },
-    "zh-CN": {
-      reset: "重置", previous: "上一步", play: "播放", pause: "暂停", next: "下一步",
-      position: "第 {k} 步，共 {n} 步", empty: "（空）", stack: "栈，栈顶在前：",
-      current: "这一步的节点", taken: "这次 backward 已取走的步骤", gradient: "刚到达的梯度",
-      player: "backward 播放器：{title}", frames: "这次 backward 的每一步（{n}）",
-    },
-  };
-  var words = WORDS[document.documentElement.lang] || WORDS.en;
+  var words = null; // the page's words (start() reads them)
 
   function say(key, values) {
     return words[key].replace(/\{(\w+)\}/g, function (_, name) { return values[name]; });
@@ -172,7 +158,10 @@
   }
 
   function start() {
-    document.querySelectorAll("div.stepper").forEach(player);
+    var steppers = document.querySelectorAll("div.stepper");
+    if (!steppers.length) return;
+    words = JSON.parse(document.getElementById("tds-words").textContent).stepper;
+    steppers.forEach(player);
   }
 
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);

@@ -13,10 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 
 from .scenarios import OUTCOMES
-
-
-class NoWordsError(LookupError):
-    """The book is built in a language the explorer has no words for."""
+from .words import NoWordsError
 
 
 @dataclass(frozen=True)

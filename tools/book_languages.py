@@ -38,6 +38,9 @@ and `_build/html/zh_CN/`, the Chinese text coming from the gettext catalogs in
   builder alone each title is also kept as a message of its own
   (`KeepExerciseTitles`). The word "Exercise" itself comes from
   sphinx-exercise's own zh_CN catalog ("练习").
+- writes the page's words (the part "page" of mlx_autodiff/words/<language>.json) into every
+  page's head as `<script type="application/json" id="tds-words">`, where the scripts in
+  _static/ read what they show a reader;
 - translates the table of contents' captions ("Part one: the flowchart"),
   which Sphinx extracts into the root page's catalog but never translates
   (https://github.com/jupyter-book/jupyter-book/issues/891, open): Sphinx's
@@ -51,6 +54,7 @@ and `_build/html/zh_CN/`, the Chinese text coming from the gettext catalogs in
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -67,6 +71,8 @@ from sphinx.util.i18n import docname_to_domain
 from sphinx_exercise.directive import ExerciseDirective, ExerciseStartDirective
 from sphinx_exercise.nodes import exercise_subtitle
 from sphinx_external_toc.events import InsertToctrees
+
+from mlx_autodiff.words import words
 
 SWITCHER = "language-switcher.html"
 
@@ -127,6 +133,13 @@ def link_languages(app: Sphinx, pagename: str, templatename: str, context: dict[
     context["language_links"] = links
     context["metatags"] = context.get("metatags", "") + "".join(
         f'\n<link rel="alternate" hreflang="{link["tag"]}" href="{link["href"]}" />' for link in links)
+    context["metatags"] += page_words(app.config.language)
+
+
+def page_words(language: str | None) -> str:
+    """The page scripts' words in `language`, as a JSON script element ("</" escaped for HTML)."""
+    text = json.dumps(words(language, "page"), ensure_ascii=False, sort_keys=True).replace("</", "<\\/")
+    return f'\n<script type="application/json" id="tds-words">{text}</script>'
 
 
 RENDERER = "nb_renderer"  # the document attribute myst-nb keeps a page's renderer in

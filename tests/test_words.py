@@ -1,0 +1,48 @@
+"""The words of generated text: every language has every key of English, with the same placeholders."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from mlx_autodiff.words import PLACEHOLDER, SOURCE_LANGUAGE, NoWordsError, _load, languages, say, words
+
+
+def leaves(table: Any, path: str = "") -> dict[str, str]:
+    """Every text of a words table by its dotted key."""
+    if isinstance(table, dict):
+        return {key: text for name, value in table.items()
+                for key, text in leaves(value, f"{path}.{name}" if path else name).items()}
+    if isinstance(table, list):
+        return {key: text for at, value in enumerate(table)
+                for key, text in leaves(value, f"{path}[{at}]").items()}
+    assert isinstance(table, str), f"{path}: a words file holds only text, found {table!r}"
+    return {path: table}
+
+
+def test_there_are_english_and_chinese_words() -> None:
+    assert languages()[0] == SOURCE_LANGUAGE
+    assert "zh_CN" in languages()
+
+
+@pytest.mark.parametrize("language", [code for code in languages() if code != SOURCE_LANGUAGE])
+def test_every_language_has_every_key_with_the_same_placeholders(language: str) -> None:
+    english, other = leaves(_load(SOURCE_LANGUAGE)), leaves(_load(language))
+    assert sorted(set(english) - set(other)) == [], f"{language}.json lacks these keys"
+    assert sorted(set(other) - set(english)) == [], f"{language}.json has keys English does not"
+    for key, text in english.items():
+        assert set(PLACEHOLDER.findall(other[key])) == set(PLACEHOLDER.findall(text)), key
+        assert other[key].strip(), f"{language}.json: {key} is empty"
+
+
+def test_say_fills_placeholders() -> None:
+    assert say(words("en", "page")["stepper"]["position"], k=2, n=5) == "Step 2 of 5"
+    assert say(words("zh_CN", "page")["stepper"]["position"], k=2, n=5) == "第 2 步，共 5 步"
+
+
+def test_an_unknown_language_or_part_says_what_to_add() -> None:
+    with pytest.raises(NoWordsError, match=r"'fr'.*mlx_autodiff/words/fr\.json"):
+        words("fr", "page")
+    with pytest.raises(NoWordsError, match="no part 'nothing'"):
+        words("en", "nothing")
