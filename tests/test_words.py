@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from mlx_autodiff.editions import Editions, EditionsError, pick
 from mlx_autodiff.words import PLACEHOLDER, SOURCE_LANGUAGE, NoWordsError, _load, languages, say, words
 
 
@@ -46,3 +47,14 @@ def test_an_unknown_language_or_part_says_what_to_add() -> None:
         words("fr", "page")
     with pytest.raises(NoWordsError, match="no part 'nothing'"):
         words("en", "nothing")
+
+
+def test_an_editions_output_shows_english_unprocessed_and_each_language_picked() -> None:
+    html = Editions({"en": "<p>Step 1</p>", "zh_CN": "<p>第 1 帧</p>"})._repr_html_()
+    assert html.startswith("<p>Step 1</p><template")  # JupyterLab and live outputs show English only
+    assert pick(html, "en") == pick(html, None) == "<p>Step 1</p>"
+    assert pick(html, "zh_CN") == "<p>第 1 帧</p>"
+    assert pick(html, "fr") == "<p>Step 1</p>"
+    assert pick("<b>plain</b>", "zh_CN") == "<b>plain</b>"
+    with pytest.raises(EditionsError, match="needs the 'en' HTML"):
+        Editions({"zh_CN": "<p>帧</p>"})

@@ -41,6 +41,9 @@ and `_build/html/zh_CN/`, the Chinese text coming from the gettext catalogs in
 - writes the page's words (the part "page" of mlx_autodiff/words/<language>.json) into every
   page's head as `<script type="application/json" id="tds-words">`, where the scripts in
   _static/ read what they show a reader;
+- keeps, in every raw HTML output a chapter's code wrote with `mlx_autodiff.editions.Editions`
+  (pictures, steppers, tables), the page's language alone (`PickEdition`): one execution carries
+  every language's words, each page shows its own;
 - translates the table of contents' captions ("Part one: the flowchart"),
   which Sphinx extracts into the root page's catalog but never translates
   (https://github.com/jupyter-book/jupyter-book/issues/891, open): Sphinx's
@@ -72,6 +75,7 @@ from sphinx_exercise.directive import ExerciseDirective, ExerciseStartDirective
 from sphinx_exercise.nodes import exercise_subtitle
 from sphinx_external_toc.events import InsertToctrees
 
+from mlx_autodiff.editions import pick
 from mlx_autodiff.words import words
 
 SWITCHER = "language-switcher.html"
@@ -212,6 +216,21 @@ class KeepExerciseTitles(SphinxPostTransform):
             self.document += message
 
 
+class PickEdition(SphinxPostTransform):
+    """Each raw HTML output in the page's language alone (mlx_autodiff/editions.py)."""
+
+    default_priority = 200
+
+    def run(self, **kwargs: Any) -> None:
+        for raw in list(self.document.findall(nodes.raw)):
+            text = raw.astext()
+            if "html" not in raw.get("format", "").split() or "data-tds-edition" not in text:
+                continue
+            picked = nodes.raw("", pick(text, self.config.language), format=raw["format"])
+            picked["classes"] = raw.get("classes", [])
+            raw.replace_self(picked)
+
+
 class TranslateTocCaptions(SphinxTransform):
     """A toctree caption in the page's language, once sphinx-external-toc has added the toctree."""
 
@@ -241,6 +260,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_directive("exercise", Exercise, override=True)
     app.add_directive("exercise-start", ExerciseStart, override=True)
     app.add_post_transform(KeepExerciseTitles)
+    app.add_post_transform(PickEdition)
     app.add_transform(TranslateTocCaptions)
     app.connect("config-inited", add_switcher)
     app.connect("builder-inited", share_executed_folder, priority=600)
