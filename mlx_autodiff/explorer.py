@@ -1,6 +1,6 @@
 """The relocation explorer: every way to build, read and move the model, each run once at build time.
 
-Three choices make a combination (`scenarios.COMBINATIONS`: where the model is
+Three choices make a combination (`combinations.COMBINATIONS`: where the model is
 built, whether its parameters are read before moving, how it is moved), 30 in
 all, the article's seven among them. `explore` runs each the way the article
 runs its seven, in a fresh process (node ids start at 0 in each, so a node
@@ -27,17 +27,11 @@ from dataclasses import asdict, dataclass
 from html import escape
 from pathlib import Path
 
+from .combinations import BUILT_ON, COMBINATIONS, RELOCATIONS
 from .curves import OUTCOME_COLOURS, describe, inline_svg, loss_curve
 from .explorer_words import ENGLISH, Words
-from .scenarios import (
-    BUILT_ON,
-    COMBINATIONS,
-    RELOCATIONS,
-    SCENARIOS,
-    BuiltOn,
-    RunRecord,
-    run_isolated,
-)
+from .methods import SCENARIOS, BuiltOn
+from .scenarios import RunRecord, run_isolated
 
 Choice = tuple[BuiltOn, bool, str]
 """What the form's three controls say: built on, read before moving, `Relocation.choice`."""

@@ -1,6 +1,6 @@
 """The relocation explorer's data: every combination, the article's seven among them, in words.
 
-The combinations are `scenarios.COMBINATIONS`; each answer is checked against
+The combinations are `combinations.COMBINATIONS`; each answer is checked against
 its run record field by field (not against the sentence code alone), the
 article's seven against the one table of expected outcomes (tests/article.py),
 and the files the book build wrote against a second, fresh generation: two
@@ -19,6 +19,7 @@ import pytest
 from article import EXPECTED
 from book_outputs import HTML, ROOT, book_build  # noqa: F401 (book_build is a fixture)
 
+from mlx_autodiff.combinations import BUILT_ON, COMBINATIONS, RELOCATIONS
 from mlx_autodiff.explorer import (
     ANSWERS_FILE,
     answer,
@@ -31,7 +32,8 @@ from mlx_autodiff.explorer import (
     write,
 )
 from mlx_autodiff.explorer_words import CHINESE, ENGLISH, WORDS, NoWordsError, templates, words_for
-from mlx_autodiff.scenarios import BUILT_ON, COMBINATIONS, OUTCOMES, RELOCATIONS, SCENARIOS, run, run_isolated
+from mlx_autodiff.methods import SCENARIOS
+from mlx_autodiff.scenarios import OUTCOMES, run, run_isolated
 
 PAGE = "book/08a-explorer"
 FOLDER = HTML / "book" / "explorer"

@@ -14,8 +14,9 @@ import pytest
 from book_outputs import book_build  # noqa: F401 (book_build is a fixture)
 from browser_pages import NARROW, OVERFLOW_JS, OVERFLOW_TOLERANCE_PX, SCREENSHOTS, WIDE
 
+from mlx_autodiff.combinations import COMBINATIONS
 from mlx_autodiff.explorer import YES_NO, Answer, answer, explore, key, sentences
-from mlx_autodiff.scenarios import COMBINATIONS, SCENARIOS
+from mlx_autodiff.methods import SCENARIOS
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.usefixtures("book_build")]
 

@@ -13,13 +13,11 @@ import pytest
 from article import EXPECTED
 
 from mlx_autodiff import scenarios
+from mlx_autodiff.methods import EXTRA_SCENARIOS, SCENARIOS, Scenario
 from mlx_autodiff.scenarios import (
-    EXTRA_SCENARIOS,
     OUTCOMES,
-    SCENARIOS,
     RunError,
     RunRecord,
-    Scenario,
     StepRecord,
     UnknownScenarioError,
     main,

@@ -38,8 +38,8 @@ from mlx_autodiff import (
 from mlx_autodiff.errors import PictureWithoutIdsError
 from mlx_autodiff.flowchart import flowchart
 from mlx_autodiff.graph import snapshot
+from mlx_autodiff.methods import initialized
 from mlx_autodiff.node import node_name
-from mlx_autodiff.scenarios import initialized
 from mlx_autodiff.stepper import Stepper, frames, name, step_through
 from mlx_autodiff.trace import BackwardTrace, Failed, Landed, Popped, Pushed, Ran, Took
 
