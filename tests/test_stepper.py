@@ -338,7 +338,7 @@ def test_two_pictures_of_one_graph_have_distinct_ids_and_one_picture_drawn_twice
 
 
 def test_bench_reads_the_page_sizes_and_the_timed_frame_changes(tmp_path: Path, monkeypatch) -> None:
-    from mlx_autodiff import bench
+    from mlx_autodiff import bench_book as bench
 
     monkeypatch.setattr(bench, "ROOT", tmp_path)
     monkeypatch.setattr(bench, "STEPPER_TIMING", tmp_path / "timing.json")
