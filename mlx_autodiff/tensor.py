@@ -40,14 +40,14 @@ from .errors import (
 from .node import (
     ROOT_STEP,
     TO_DEVICE,
-    UNTRACKED_STEP,
     BackwardFn,
     Node,
     Requirement,
-    Step,
     next_node_id,
     node_name,
 )
+from .recording import record
+from .shapes import broadcast_shape, check_dim, unbroadcast, valid_shape
 
 Scalar = Union[int, float]
 Method = Callable[..., "Tensor"]
@@ -118,7 +118,7 @@ class Tensor:
     def random(shape: Sequence[int], distribution: Distribution, device: Device) -> Tensor:
         """Random values; on an autodiff device, an untracked leaf."""
         device = check_device(device, "Tensor.random")
-        shape = _valid_shape(shape, "Tensor.random")
+        shape = valid_shape(shape, "Tensor.random")
         return Tensor._leaf(distribution.sample(shape, device), device)
 
     @staticmethod
@@ -128,18 +128,18 @@ class Tensor:
         array = mx.array(data, dtype=mx.float32)
         if array.ndim == 0:
             array = array.reshape(1)
-        _valid_shape(array.shape, "Tensor.from_data")
+        valid_shape(array.shape, "Tensor.from_data")
         return Tensor._leaf(array, device)
 
     @staticmethod
     def zeros(shape: Sequence[int], device: Device) -> Tensor:
         device = check_device(device, "Tensor.zeros")
-        return Tensor._leaf(mx.zeros(_valid_shape(shape, "Tensor.zeros")), device)
+        return Tensor._leaf(mx.zeros(valid_shape(shape, "Tensor.zeros")), device)
 
     @staticmethod
     def ones(shape: Sequence[int], device: Device) -> Tensor:
         device = check_device(device, "Tensor.ones")
-        return Tensor._leaf(mx.ones(_valid_shape(shape, "Tensor.ones")), device)
+        return Tensor._leaf(mx.ones(valid_shape(shape, "Tensor.ones")), device)
 
     @staticmethod
     def _leaf(array: mx.array, device: Device, op: str = "leaf", label: str | None = None) -> Tensor:
@@ -287,7 +287,7 @@ class Tensor:
             return _unary("add_scalar", self, self.array + _scalar(other, "add"), lambda g: g)
         a, b = _checked_operands("add", self, other)
         sa, sb = a.shape, b.shape
-        return _binary("add", a, b, a.array + b.array, lambda g: (_unbroadcast(g, sa), _unbroadcast(g, sb)))
+        return _binary("add", a, b, a.array + b.array, lambda g: (unbroadcast(g, sa), unbroadcast(g, sb)))
 
     @_on_device
     def sub(self, other: Tensor | Scalar) -> Tensor:
@@ -295,7 +295,7 @@ class Tensor:
             return _unary("sub_scalar", self, self.array - _scalar(other, "sub"), lambda g: g)
         a, b = _checked_operands("sub", self, other)
         sa, sb = a.shape, b.shape
-        return _binary("sub", a, b, a.array - b.array, lambda g: (_unbroadcast(g, sa), _unbroadcast(-g, sb)))
+        return _binary("sub", a, b, a.array - b.array, lambda g: (unbroadcast(g, sa), unbroadcast(-g, sb)))
 
     @_on_device
     def mul(self, other: Tensor | Scalar) -> Tensor:
@@ -306,7 +306,7 @@ class Tensor:
         x, y = a.array, b.array
 
         def backward(g: mx.array) -> tuple[mx.array, mx.array]:  # saves: both inputs
-            return _unbroadcast(g * y, x.shape), _unbroadcast(g * x, y.shape)
+            return unbroadcast(g * y, x.shape), unbroadcast(g * x, y.shape)
 
         return _binary("mul", a, b, x * y, backward)
 
@@ -319,7 +319,7 @@ class Tensor:
         x, y = a.array, b.array
 
         def backward(g: mx.array) -> tuple[mx.array, mx.array]:  # saves: both inputs
-            return _unbroadcast(g / y, x.shape), _unbroadcast(-g * x / (y * y), y.shape)
+            return unbroadcast(g / y, x.shape), unbroadcast(-g * x / (y * y), y.shape)
 
         return _binary("div", a, b, x / y, backward)
 
@@ -364,12 +364,12 @@ class Tensor:
                 "and the left one's last dim must equal the right one's second-to-last. "
                 "Transpose or reshape one of them."
             )
-        _broadcast_shape("matmul", a.shape[:-2], b.shape[:-2])
+        broadcast_shape("matmul", a.shape[:-2], b.shape[:-2])
         x, y = a.array, b.array
 
         def backward(g: mx.array) -> tuple[mx.array, mx.array]:  # saves: both inputs
             gx, gy = g @ mx.swapaxes(y, -1, -2), mx.swapaxes(x, -1, -2) @ g
-            return _unbroadcast(gx, x.shape), _unbroadcast(gy, y.shape)
+            return unbroadcast(gx, x.shape), unbroadcast(gy, y.shape)
 
         return _binary("matmul", a, b, x @ y, backward)
 
@@ -393,7 +393,7 @@ class Tensor:
     @_on_device
     def sum_dim(self, dim: int) -> Tensor:
         """Sum over `dim`, keeping it with size 1 (Burn's `sum_dim`: [32, 4] -> [32, 1])."""
-        _check_dim(self, dim, "sum_dim")
+        check_dim(self.shape, dim, "sum_dim")
         shape = self.array.shape
         out = mx.sum(self.array, axis=dim, keepdims=True)
         return _unary("sum_dim", self, out, lambda g: mx.broadcast_to(g, shape))
@@ -401,7 +401,7 @@ class Tensor:
     @_on_device
     def mean_dim(self, dim: int) -> Tensor:
         """Mean over `dim`, keeping it with size 1."""
-        _check_dim(self, dim, "mean_dim")
+        check_dim(self.shape, dim, "mean_dim")
         shape, n = self.array.shape, self.array.shape[dim]
         out = mx.mean(self.array, axis=dim, keepdims=True)
         return _unary("mean_dim", self, out, lambda g: mx.broadcast_to(g / n, shape))
@@ -566,51 +566,9 @@ def _record(
     backward: Callable[[mx.array], Sequence[mx.array]],
     detail: str | None = None,
 ) -> Tensor:
-    """Wrap `out` as the output of `op` and record its node (Burn: `Backward::prepare`).
-
-    Plain inputs are untracked constants (Burn 0.22.1). If no input is autodiff,
-    nothing is recorded and the output is plain. Runs once per op, so it reads
-    each input once and allocates no more than the node needs.
-    """
-    autodiff = False
-    tracked: list[int] = []
-    for i, t in enumerate(inputs):
-        if t.node is not None:
-            autodiff = True
-            if t.node.requirement is not Requirement.NONE:
-                tracked.append(i)
-    if not autodiff:
-        return Tensor(out, device.inner() if device.is_autodiff else device)
-    if not device.is_autodiff:
-        device = device.autodiff()
-    shape = tuple(out.shape)
-    if not tracked:
-        node = Node(next_node_id(), Requirement.NONE, (), op, device, shape, UNTRACKED_STEP, detail=detail)
-        return Tensor(out, device, node)
-    if len(tracked) < len(inputs):
-        backward = _for_parents(backward, tracked)
-    node = Node(
-        next_node_id(),
-        Requirement.GRAD_IN_BACKWARD,
-        tuple([inputs[i].node for i in tracked]),  # type: ignore[misc]
-        op,
-        device,
-        shape,
-        Step(backward),
-        detail=detail,
-        untracked_inputs=len(inputs) - len(tracked),
-    )
+    """Wrap `out` as the output of `op`, recorded as `recording.record` says."""
+    device, node = record(op, [t.node for t in inputs], tuple(out.shape), device, backward, detail)
     return Tensor(out, device, node)
-
-
-def _for_parents(backward: Callable[[mx.array], Sequence[mx.array]], tracked: list[int]) -> BackwardFn:
-    """Keep only the gradients of the tracked inputs: those are the node's parents."""
-
-    def step_backward(g: mx.array) -> list[mx.array]:
-        grads = backward(g)
-        return [grads[i] for i in tracked]
-
-    return step_backward
 
 
 def _unary(op: str, x: Tensor, out: mx.array, backward: Callable[[mx.array], mx.array]) -> Tensor:
@@ -627,7 +585,7 @@ def _checked_operands(op: str, a: Tensor, b: object, broadcast: bool = True) -> 
             "Move one with `to_device` (or `fork` for a model) so both are on the same device."
         )
     if broadcast and a.array.shape != b.array.shape:
-        _broadcast_shape(op, a.shape, b.shape)
+        broadcast_shape(op, a.shape, b.shape)
     return a, b
 
 
@@ -639,56 +597,6 @@ def _scalar(value: object, op: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise TypeError(f"`{op}` expects a Tensor or a number, got {type(value).__name__}.")
     return float(value)
-
-
-def _unbroadcast(grad: mx.array, shape: Sequence[int]) -> mx.array:
-    """Sum a broadcast gradient back down to `shape`, the shape of the input it belongs to.
-
-    tinygrad calls this `unbroadcast`: an input broadcast to a bigger shape was
-    used once per copy, so its gradient is the sum over the copies.
-    """
-    shape = tuple(shape)
-    if tuple(grad.shape) == shape:
-        return grad
-    extra = grad.ndim - len(shape)
-    if extra > 0:
-        grad = mx.sum(grad, axis=tuple(range(extra)))
-    widened = tuple(i for i, n in enumerate(shape) if n == 1 and grad.shape[i] != 1)
-    if widened:
-        grad = mx.sum(grad, axis=widened, keepdims=True)
-    return grad
-
-
-def _broadcast_shape(op: str, a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
-    out = []
-    for i in range(1, max(len(a), len(b)) + 1):
-        x = a[-i] if i <= len(a) else 1
-        y = b[-i] if i <= len(b) else 1
-        if x != y and 1 not in (x, y):
-            raise ShapeError(
-                f"Cannot `{op}` shapes {list(a)} and {list(b)}: dim {-i} has sizes {x} and {y}, "
-                "and broadcasting needs them equal or one of them 1. Reshape one operand."
-            )
-        out.append(max(x, y))
-    return tuple(reversed(out))
-
-
-def _check_dim(x: Tensor, dim: int, op: str) -> None:
-    if not isinstance(dim, int) or not 0 <= dim < x.ndim:
-        raise ShapeError(
-            f"{op}({dim}) on a tensor of shape {x.dims()}: dim must be one of "
-            f"0..{x.ndim - 1}."
-        )
-
-
-def _valid_shape(shape: Sequence[int], what: str) -> tuple[int, ...]:
-    dims = tuple(shape)
-    if not dims or not all(isinstance(n, int) and n > 0 for n in dims):
-        raise ShapeError(
-            f"{what}: shape {list(dims)} is not valid; give one or more positive sizes, "
-            "e.g. [32, 4]."
-        )
-    return dims
 
 
 def _untracked_backward_message(x: Tensor) -> str:
