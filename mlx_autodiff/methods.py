@@ -34,7 +34,10 @@ class Scenario:
 
     `explanation` says what the method does to the parameters and how the run
     ends, in Markdown with `code` and links to chapters only; chapter 8 shows it
-    above the method's graphs (`tabs.snapshot_tabs`).
+    above the method's graphs (`tabs.snapshot_tabs`). `from_article` marks the
+    article's seven: only those are shown as the article's (the explorer's
+    "The article's seven", its answers' "the article's method"); a method added
+    by this book leaves it False.
     """
 
     name: str
@@ -43,6 +46,7 @@ class Scenario:
     read_first: bool
     moves: tuple[Move, ...]
     explanation: str = ""
+    from_article: bool = False
 
     def build(self) -> Module:
         """The model as the article's `main` hands it to `train`."""
@@ -92,6 +96,7 @@ SCENARIOS: dict[str, Scenario] = _scenarios(
             "on the target from the start. Each optimizer step replaces them with fresh "
             "leaves, so each forward pass builds a new graph."
         ),
+        from_article=True,
     ),
     Scenario(
         "ad-to_device", "flex.autodiff -> to_device", "flex.autodiff", True, ("to_device",),
@@ -101,6 +106,7 @@ SCENARIOS: dict[str, Scenario] = _scenarios(
             "leaves the gradients on the `flex` leaves; the optimizer gets none and hands "
             "the model back untouched; step 1's backward reaches a consumed node and stops."
         ),
+        from_article=True,
     ),
     Scenario(
         "plain-to_device", "flex -> to_device", "flex", True, ("to_device",),
@@ -108,6 +114,7 @@ SCENARIOS: dict[str, Scenario] = _scenarios(
             "Initialized on plain `flex`, then `to_device`: the parameters stay plain, so "
             "the whole forward pass is untracked, and backward refuses at step 0."
         ),
+        from_article=True,
     ),
     Scenario(
         "lazy-to_device", "lazy -> to_device", "flex.autodiff", False, ("to_device",),
@@ -116,6 +123,7 @@ SCENARIOS: dict[str, Scenario] = _scenarios(
             "changed where the parameters will be built, and the first forward pass builds "
             "them as leaves on `metal.autodiff`."
         ),
+        from_article=True,
     ),
     Scenario(
         "ad-fork", "flex.autodiff -> fork", "flex.autodiff", True, ("fork",),
@@ -124,6 +132,7 @@ SCENARIOS: dict[str, Scenario] = _scenarios(
             "grad. The parameters are fresh leaves on `metal.autodiff`; the `to_device` "
             "nodes that `fork` passed through are not in the model's graph at all."
         ),
+        from_article=True,
     ),
     Scenario(
         "plain-fork", "flex -> fork", "flex", True, ("fork",),
@@ -131,6 +140,7 @@ SCENARIOS: dict[str, Scenario] = _scenarios(
             "Initialized on plain `flex`, then `fork`: `fork` only asks for gradients if "
             "the original did, and a plain tensor does not. Same end as plain-to_device."
         ),
+        from_article=True,
     ),
     Scenario(
         "plain-to_device-train", "flex -> to_device.train()", "flex", True, ("to_device", "train"),
@@ -141,13 +151,21 @@ SCENARIOS: dict[str, Scenario] = _scenarios(
             "([chapter 10](10-fixes.md) says what the article and Burn's source say about "
             "that flag)."
         ),
+        from_article=True,
     ),
 )
-"""The methods chapter 8 runs: the article's seven, in the article's order.
+"""The methods chapter 8 runs: the article's seven (`from_article`), in the article's order.
 
-A method added here is run, tabulated, plotted and drawn by chapter 8 as it is;
-its expected outcome belongs in the table the tests read (tests/article.py).
+A method added here is run, tabulated, plotted and drawn by chapter 8 as it is,
+and the explorer offers it among its combinations, under its name; it is the
+article's only if it says `from_article=True`. Its expected outcome belongs in
+the table the tests read (tests/article.py).
 """
+
+
+def article_methods() -> list[Scenario]:
+    """The article's seven, in the article's order: the methods of `SCENARIOS` that are `from_article`."""
+    return [scenario for scenario in SCENARIOS.values() if scenario.from_article]
 
 EXTRA_SCENARIOS: dict[str, Scenario] = _scenarios(
     Scenario(

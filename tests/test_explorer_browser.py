@@ -16,7 +16,7 @@ from browser_pages import NARROW, OVERFLOW_JS, OVERFLOW_TOLERANCE_PX, SCREENSHOT
 
 from mlx_autodiff.combinations import COMBINATIONS
 from mlx_autodiff.explorer import YES_NO, Answer, answer, explore, key, sentences
-from mlx_autodiff.methods import SCENARIOS
+from mlx_autodiff.methods import SCENARIOS, article_methods
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.usefixtures("book_build")]
 
@@ -87,7 +87,7 @@ def test_the_articles_seven_are_one_click_each_and_marked(visit, expected: dict[
     root = opened.page.locator("div.explorer")
     picks = root.locator("button[data-key]")
     assert picks.all_text_contents() == list(SCENARIOS)
-    for name in SCENARIOS:
+    for name in [method.name for method in article_methods()]:
         root.get_by_role("button", name=name, exact=True).click()
         found = next(found for found in expected.values() if found.name == name)
         check_answer(opened, root, found)
