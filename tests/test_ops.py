@@ -26,7 +26,7 @@ from hypothesis import strategies as st
 from op_references import REFERENCES, Reference, reference_of
 from strategies import Kind, Shape, arrays, broadcast_pairs, matmul_pairs, shapes
 
-from mlx_autodiff import Device, DomainError, Tensor
+from mlx_autodiff import Device, DomainError, Tensor, ops
 from mlx_autodiff.ops import OpSpec
 from mlx_autodiff.tensor import OPS
 
@@ -334,4 +334,26 @@ def test_each_backward_keeps_alive_exactly_what_its_op_saves(spec: OpSpec) -> No
     names = {id(leaf.array): f"input {i}" for i, leaf in enumerate(leaves)} | {id(out.array): "output"}
     described = sorted(names.get(key, "another array") for key in kept)
     assert kept == saved, f"{spec.name}'s backward keeps {described or 'no array'}; its @op says {spec.saves}"
+
+
+def test_op_registers_each_entry_on_its_method_in_reading_order_and_an_alias_once() -> None:
+    """What a new op's `@op` lines give `OPS`: one entry each, top to bottom, in the class's order."""
+
+    class Toy:
+        @ops.op("first", 2, saves=("inputs",))
+        @ops.op("first_scalar", kwargs={"other": 1.0})
+        def first(self, other: object) -> None: ...
+
+        alias = first
+
+        @ops.op("second", domain=("positive",), saves=("output",))
+        def second(self) -> None: ...
+
+    entries = [(spec.name, spec.method, spec.arity, dict(spec.kwargs), spec.domain, spec.saves)
+               for spec in ops.registered(Toy)]
+    assert entries == [
+        ("first", "first", 2, {}, ("any", "any"), ("inputs",)),
+        ("first_scalar", "first", 1, {"other": 1.0}, ("any",), ()),
+        ("second", "second", 1, {}, ("positive",), ("output",)),
+    ]
 
