@@ -1,6 +1,6 @@
 """The relocation explorer: every way to build, read and move the model, each run once at build time.
 
-Three choices make a combination (`scenarios.COMBINATIONS`: where the model is
+Three choices make a combination (`combinations.COMBINATIONS`: where the model is
 built, whether its parameters are read before moving, how it is moved), 30 in
 all, the article's seven among them. `explore` runs each the way the article
 runs its seven, in a fresh process (node ids start at 0 in each, so a node
@@ -27,17 +27,11 @@ from dataclasses import asdict, dataclass
 from html import escape
 from pathlib import Path
 
+from .combinations import BUILT_ON, COMBINATIONS, RELOCATIONS
 from .curves import OUTCOME_COLOURS, describe, inline_svg, loss_curve
 from .explorer_words import ENGLISH, Words
-from .scenarios import (
-    BUILT_ON,
-    COMBINATIONS,
-    RELOCATIONS,
-    SCENARIOS,
-    BuiltOn,
-    RunRecord,
-    run_isolated,
-)
+from .methods import SCENARIOS, BuiltOn
+from .scenarios import RunRecord, run_isolated
 
 Choice = tuple[BuiltOn, bool, str]
 """What the form's three controls say: built on, read before moving, `Relocation.choice`."""
@@ -67,7 +61,7 @@ class Answer:
     name: str
     label: str
     article: bool
-    """One of the article's seven methods (then `name` is the article's name for it)."""
+    """One of the article's seven methods, `Scenario.from_article` (then `name` is the article's name)."""
     require_grad: bool | None
     """`model.weight.is_require_grad()` before training; None when building or moving raised."""
     grads: tuple[int, ...]
@@ -101,8 +95,7 @@ def explore(workers: int | None = None) -> list[RunRecord]:
 
 def answer(choice: Choice, record: RunRecord) -> Answer:
     """The words and picture names for one combination, from its run."""
-    scenario = COMBINATIONS[choice]
-    article = scenario.name in SCENARIOS
+    article = COMBINATIONS[choice].from_article
     graph = next((s.graph for s in record.snapshots if s.step == 0 and s.phase == "after"), None)
     error = record.error
     return Answer(
@@ -234,15 +227,16 @@ def _form(answers: Sequence[Answer], words: Words) -> str:
         _select("explorer-relocation", "relocation", words.relocation,
                 [(r.choice, r.choice) for r in RELOCATIONS], relocation),
     ]
-    by_name = {found.name: found for found in answers}
-    picks = "".join(  # in the article's order, as chapter 8 shows them
-        f'<button type="button" data-key="{escape(by_name[name].key)}">{escape(name)}</button>'
-        for name in SCENARIOS
-    )
+    order = {name: index for index, name in enumerate(SCENARIOS)}  # chapter 8's order
+    methods = sorted((found for found in answers if found.name in order), key=lambda found: order[found.name])
+    picks = [_picks(words.seven, [found for found in methods if found.article])]
+    others = [found for found in methods if not found.article]
+    if others:
+        picks.append(_picks(words.others, others))
     return (
         f'<form class="explorer-form" aria-label="{escape(words.form)}" hidden>\n'
         f'<div class="explorer-choices">{"".join(controls)}</div>\n'
-        f'<p class="explorer-picks"><span>{escape(words.seven)}</span> {picks}</p>\n'
+        + "".join(picks) +
         '<output class="explorer-answer" for="explorer-built-on explorer-read-first explorer-relocation">'
         "</output>\n"
         '<details class="explorer-message" hidden>'
@@ -257,6 +251,15 @@ def _form(answers: Sequence[Answer], words: Words) -> str:
         "</div>\n"
         "</form>"
     )
+
+
+def _picks(heading: str, methods: Sequence[Answer]) -> str:
+    """A row of buttons, one per method of chapter 8, each choosing that method's combination."""
+    buttons = "".join(
+        f'<button type="button" data-key="{escape(found.key)}">{escape(found.name)}</button>'
+        for found in methods
+    )
+    return f'<p class="explorer-picks"><span>{escape(heading)}</span> {buttons}</p>\n'
 
 
 def table(answers: Sequence[Answer], folder: str, words: Words = ENGLISH) -> str:

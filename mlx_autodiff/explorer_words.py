@@ -28,6 +28,7 @@ class Words:
     yes: str
     no: str
     seven: str  # before the buttons of the article's seven
+    others: str  # before the buttons of chapter 8's methods that are not the article's (if any)
     whole_message: str
     no_graph: str
     graph_caption: str
@@ -65,6 +66,7 @@ ENGLISH = Words(
     yes="yes",
     no="no",
     seven="The article's seven:",
+    others="Also in chapter 8:",
     whole_message="The whole error message",
     no_graph="No graph: this run raised before its first backward pass.",
     graph_caption="The graph after the first backward pass.",
@@ -104,6 +106,7 @@ CHINESE = Words(
     yes="是",
     no="否",
     seven="文章的七种搬法：",
+    others="第 8 章另有：",
     whole_message="完整的错误信息",
     no_graph="没有图：这次运行在第一次 backward 之前就出错了。",
     graph_caption="第一次 backward 之后的图。",

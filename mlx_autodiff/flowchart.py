@@ -8,7 +8,8 @@ Parameters initialized on the CPU, then one decision: move them with `to_device`
 from __future__ import annotations
 
 from . import palette
-from .render import FONT, Graph, attributes
+from .dot import FONT, attributes
+from .render import Graph
 
 FAILING = {"fillcolor": palette.TO_DEVICE_BRANCH_FILL, "color": palette.TO_DEVICE_BRANCH}
 WORKING = {"fillcolor": palette.FORK_BRANCH_FILL, "color": palette.FORK_BRANCH}

@@ -29,10 +29,10 @@ from collections.abc import Iterable
 
 from . import palette
 from .device import Device
+from .dot import FONT, Html, attributes, html
 from .graph_data import Box, Kind, Marks
 from .graph_layout import Drawn, Fold, Layout, boxes_of, submodule_key
 from .node import Node, node_name
-from .render import FONT, Html, attributes, html
 
 Attributes = dict[str, str | int | float]
 

@@ -28,11 +28,8 @@ from pathlib import Path
 
 from .errors import AutodiffError
 
-FONT = "Helvetica"
-"""The font named in DOT. Both renderers know its metrics, so boxes fit their text."""
-
 BROWSER_FONTS = "Helvetica,Arial,sans-serif"
-"""What the SVG asks browsers for, so machines without Helvetica still get a sans-serif."""
+"""What the SVG asks browsers for, so machines without Helvetica (`dot.FONT`) still get a sans-serif."""
 
 
 class RendererNotFoundError(AutodiffError, RuntimeError):
@@ -125,24 +122,3 @@ def inline_svg(svg: str, title: str = "", description: str = "") -> str:
         element = f"{element[:opening]}\n<title>{escape(title, quote=False)}</title>{element[opening:]}"
     return element
 
-
-def quote(text: str) -> str:
-    """A DOT double-quoted string."""
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
-
-
-def html(text: str) -> str:
-    """Text made safe for a DOT HTML-like label."""
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
-
-
-class Html(str):
-    """An HTML-like label, written between `<` and `>` instead of quotes."""
-
-
-def attributes(attrs: dict[str, str | int | float]) -> str:
-    """`[a="1", label=<...>]`, in insertion order, so the DOT text is stable."""
-    parts = []
-    for key, value in attrs.items():
-        parts.append(f"{key}=<{value}>" if isinstance(value, Html) else f"{key}={quote(str(value))}")
-    return "[" + ", ".join(parts) + "]"

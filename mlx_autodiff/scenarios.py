@@ -1,11 +1,12 @@
-"""The article's seven ways to put a model on the GPU, as data, and a runner for them.
+"""The runner of the relocation methods: train a scenario and record what it did.
 
-A `Scenario` says where the model is built, whether its parameters are read
-before moving (initialized, as after loading a file), and which relocation
-methods are applied in order. `run` trains it the way the article's `train`
-function does (Adam, lr 1e-1, MSE on y = sum of x) and records, per step, the
-loss and how many gradients `GradientsParams.from_grads` collected, plus a graph
-snapshot before and after each backward pass.
+The methods themselves are data in `methods` (`SCENARIOS`, the article's seven),
+the explorer's combinations in `combinations`; chapters import all three jobs'
+names from here (`SCENARIOS`, `Scenario`, `initialized`, `run`, `run_all`).
+`run` trains a scenario the way the article's `train` function does (Adam,
+lr 1e-1, MSE on y = sum of x) and records, per step, the loss and how many
+gradients `GradientsParams.from_grads` collected, plus a graph snapshot before
+and after each backward pass.
 
 Command line: `python -m mlx_autodiff.scenarios [--isolated] [--json] [NAME ...]`.
 """
@@ -20,212 +21,27 @@ import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal, get_args
+from typing import Literal
 
+from .combinations import COMBINATIONS
 from .device import Device
 from .errors import AutodiffError
 from .graph import Graph, snapshot
 from .guard import check_loss
+from .methods import EXTRA_SCENARIOS, SCENARIOS, TARGET, Scenario, initialized
 from .module import Module
-from .nn import Linear, LinearConfig, MseLoss, Reduction
+from .nn import MseLoss, Reduction
 from .optim import AdamConfig, GradientsParams, Optimizer
 from .tensor import Distribution, Tensor
 
-Move = Literal["to_device", "fork", "train", "valid", "no_grad"]
-BuiltOn = Literal["metal.autodiff", "flex.autodiff", "flex"]
+__all__ = [  # the methods' names too: chapters import every job's names from this one module
+    "COMBINATIONS", "EXTRA_SCENARIOS", "OUTCOMES", "SCENARIOS", "TARGET", "Outcome", "RunError",
+    "RunRecord", "Scenario", "Snapshot", "StepRecord", "UnknownScenarioError", "initialized", "main",
+    "run", "run_all", "run_isolated", "summary_table",
+]
+
+
 Phase = Literal["before", "after"]
-
-TARGET = Device.metal().autodiff()
-"""Where every scenario moves its model and draws its data (the article's `device`)."""
-
-_BUILD_DEVICES: dict[str, Device] = {
-    "metal.autodiff": Device.metal().autodiff(),
-    "flex.autodiff": Device.flex().autodiff(),
-    "flex": Device.flex(),
-}
-
-
-@dataclass(frozen=True)
-class Scenario:
-    """One way to get a model onto the GPU: build it, maybe read it, then relocate it.
-
-    `explanation` says what the method does to the parameters and how the run
-    ends, in Markdown with `code` and links to chapters only; chapter 8 shows it
-    above the method's graphs (`tabs.snapshot_tabs`).
-    """
-
-    name: str
-    label: str
-    built_on: BuiltOn
-    read_first: bool
-    moves: tuple[Move, ...]
-    explanation: str = ""
-
-    def build(self) -> Module:
-        """The model as the article's `main` hands it to `train`."""
-        device = _BUILD_DEVICES[self.built_on]
-        model: Module = initialized(device) if self.read_first else LinearConfig(4, 1).init(device)
-        for move in self.moves:
-            model = _apply(model, move)
-        return model
-
-
-def initialized(device: Device, d_input: int = 4, d_output: int = 1) -> Linear:
-    """The article's `initialized(device)`: a Linear built on `device` whose parameters were read once.
-
-    Reading is what loading from a file, printing, or one inference does: the
-    lazy parameters are built then, on `device`, so a later move has tensors to
-    move (`Linear(4, 1)` as in the article, unless other sizes are given).
-    """
-    model = LinearConfig(d_input, d_output).init(device)
-    for param in model.params():
-        param.val()
-    return model
-
-
-def _apply(model: Module, move: Move) -> Module:
-    if move == "to_device":
-        return model.to_device(TARGET)
-    if move == "fork":
-        return model.fork(TARGET)
-    if move == "train":
-        return model.train()
-    if move == "valid":
-        return model.valid()
-    if move == "no_grad":
-        return model.no_grad()
-    raise ValueError(f"Unknown move {move!r}; use one of to_device, fork, train, valid, no_grad.")
-
-
-def _scenarios(*entries: Scenario) -> dict[str, Scenario]:
-    return {s.name: s for s in entries}
-
-
-SCENARIOS: dict[str, Scenario] = _scenarios(
-    Scenario(
-        "direct", "built on the GPU", "metal.autodiff", False, (),
-        explanation=(
-            "Built directly on `metal.autodiff` and never moved: both parameters are leaves "
-            "on the target from the start. Each optimizer step replaces them with fresh "
-            "leaves, so each forward pass builds a new graph."
-        ),
-    ),
-    Scenario(
-        "ad-to_device", "flex.autodiff -> to_device", "flex.autodiff", True, ("to_device",),
-        explanation=(
-            "Initialized on `flex.autodiff`, then `to_device`: the parameters are the "
-            "outputs of two `to_device` nodes. Step 0's backward consumes their steps and "
-            "leaves the gradients on the `flex` leaves; the optimizer gets none and hands "
-            "the model back untouched; step 1's backward reaches a consumed node and stops."
-        ),
-    ),
-    Scenario(
-        "plain-to_device", "flex -> to_device", "flex", True, ("to_device",),
-        explanation=(
-            "Initialized on plain `flex`, then `to_device`: the parameters stay plain, so "
-            "the whole forward pass is untracked, and backward refuses at step 0."
-        ),
-    ),
-    Scenario(
-        "lazy-to_device", "lazy -> to_device", "flex.autodiff", False, ("to_device",),
-        explanation=(
-            "Built on `flex.autodiff` but never read, then `to_device`: the move only "
-            "changed where the parameters will be built, and the first forward pass builds "
-            "them as leaves on `metal.autodiff`."
-        ),
-    ),
-    Scenario(
-        "ad-fork", "flex.autodiff -> fork", "flex.autodiff", True, ("fork",),
-        explanation=(
-            "Initialized on `flex.autodiff`, then `fork`: moved, detached, made to require "
-            "grad. The parameters are fresh leaves on `metal.autodiff`; the `to_device` "
-            "nodes that `fork` passed through are not in the model's graph at all."
-        ),
-    ),
-    Scenario(
-        "plain-fork", "flex -> fork", "flex", True, ("fork",),
-        explanation=(
-            "Initialized on plain `flex`, then `fork`: `fork` only asks for gradients if "
-            "the original did, and a plain tensor does not. Same end as plain-to_device."
-        ),
-    ),
-    Scenario(
-        "plain-to_device-train", "flex -> to_device.train()", "flex", True, ("to_device", "train"),
-        explanation=(
-            "Initialized on plain `flex`, moved with `to_device`, then `.train()`: `train` "
-            "wraps each plain tensor as an autodiff leaf and asks for gradients, because the "
-            "parameter's stored flag still says so after the move "
-            "([chapter 10](10-fixes.md) says what the article and Burn's source say about "
-            "that flag)."
-        ),
-    ),
-)
-"""The methods chapter 8 runs: the article's seven, in the article's order.
-
-A method added here is run, tabulated, plotted and drawn by chapter 8 as it is;
-its expected outcome belongs in the table the tests read (tests/article.py).
-"""
-
-EXTRA_SCENARIOS: dict[str, Scenario] = _scenarios(
-    Scenario(
-        "ad-valid-to_device-train",
-        "valid -> to_device.train()",
-        "flex.autodiff",
-        True,
-        ("valid", "to_device", "train"),
-    ),
-)
-"""Not in the article: an autodiff model made plain, moved, and made autodiff again."""
-
-
-# ----- every combination, for the explorer --------------------------------------------
-
-
-@dataclass(frozen=True)
-class Relocation:
-    """One answer to "how is it moved": the words a reader picks, and the moves they stand for."""
-
-    choice: str
-    moves: tuple[Move, ...]
-    written: str
-    """The moves as a label writes them, after the arrow: `to_device.train()`; empty when not moved."""
-
-
-BUILT_ON: tuple[BuiltOn, ...] = get_args(BuiltOn)
-"""Where a model can be built, in the order the explorer offers them."""
-
-RELOCATIONS: tuple[Relocation, ...] = (
-    Relocation("to_device", ("to_device",), "to_device"),
-    Relocation("fork", ("fork",), "fork"),
-    Relocation("to_device then train()", ("to_device", "train"), "to_device.train()"),
-    Relocation("fork then train()", ("fork", "train"), "fork.train()"),
-    Relocation("not moved", (), ""),
-)
-"""The explorer's ways to move a model; every one ends on `TARGET` unless it is not moved."""
-
-
-def _combination(built_on: BuiltOn, read_first: bool, relocation: Relocation) -> Scenario:
-    """The scenario those three choices make: one of the article's seven, by its name, or a new one."""
-    for scenario in SCENARIOS.values():
-        chosen = (built_on, read_first, relocation.moves)
-        if (scenario.built_on, scenario.read_first, scenario.moves) == chosen:
-            return scenario
-    read = "read" if read_first else "lazy"
-    name = "-".join([built_on, read, *relocation.moves]) if relocation.moves else f"{built_on}-{read}-unmoved"
-    origin = built_on if read_first else f"lazy {built_on}"
-    label = f"{origin} -> {relocation.written}" if relocation.moves else f"{origin}, not moved"
-    return Scenario(name, label, built_on, read_first, relocation.moves)
-
-
-COMBINATIONS: dict[tuple[BuiltOn, bool, str], Scenario] = {
-    (built_on, read_first, relocation.choice): _combination(built_on, read_first, relocation)
-    for built_on in BUILT_ON
-    for read_first in (True, False)
-    for relocation in RELOCATIONS
-}
-"""Every (built on, read before moving, `Relocation.choice`) the explorer offers, and its scenario.
-
-The article's seven are among them, as themselves (`name in SCENARIOS`)."""
 
 
 class UnknownScenarioError(AutodiffError, ValueError):
@@ -471,7 +287,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument(
         "names", nargs="*", metavar="NAME",
         help=f"methods to run (default: the seven): {', '.join(named)}, or any of the explorer's "
-        f"{len(COMBINATIONS)} combinations (mlx_autodiff.scenarios.COMBINATIONS)",
+        f"{len(COMBINATIONS)} combinations (mlx_autodiff.combinations.COMBINATIONS)",
     )
     parser.add_argument("--isolated", action="store_true", help="run each method in a fresh process")
     parser.add_argument("--json", action="store_true", help="print each record as one line of JSON")

@@ -2,7 +2,7 @@
 
 Chapter 8 shows every snapshot of every run. Written by hand that was one
 `{tab-item}` per method and step; here the tabs come from the records, looked up
-by name, so a method added to `scenarios.SCENARIOS` appears without touching the
+by name, so a method added to `methods.SCENARIOS` appears without touching the
 chapter.
 
 The output is HTML in sphinx-design's own tab markup (sphinx-design 0.8, pinned
@@ -22,7 +22,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .errors import AutodiffError
-from .scenarios import SCENARIOS, RunRecord, Snapshot
+from .methods import SCENARIOS
+from .scenarios import RunRecord, Snapshot
 
 
 class DuplicateRunError(AutodiffError, ValueError):

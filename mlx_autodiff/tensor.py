@@ -8,20 +8,22 @@ A tensor on an autodiff device always has one, tracked or not. Every op reads
 its inputs' nodes, computes with MLX, and records a node for its output whose
 step knows how to send the output's gradient back to the tracked inputs.
 
-Each op's backward is a closure written beside it. Where the closure captures
-arrays, a `# saves:` comment names them: they stay alive until backward
-consumes the step (minitorch's `ctx.save_for_backward`; Burn's `Backward`
-structs name each op's state). An op without the comment keeps only shapes and
-numbers. `OPS`, after the class, lists every op; the op tests iterate it.
+Each op's backward is a closure written beside it, and each op is registered
+where it is defined, by `@op(...)` (mlx_autodiff/ops.py): its node's name, an
+example call, and `saves`, the arrays the closure captures. Those stay alive
+until backward consumes the step (minitorch's `ctx.save_for_backward`; Burn's
+`Backward` structs name each op's state), and tests/test_ops.py checks that
+each backward keeps exactly them. `OPS`, after the class, gathers every entry;
+the op tests iterate it.
 """
 
 from __future__ import annotations
 
 import functools
 import math
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import Literal, Union
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Union
 
 import mlx.core as mx
 
@@ -40,14 +42,15 @@ from .errors import (
 from .node import (
     ROOT_STEP,
     TO_DEVICE,
-    UNTRACKED_STEP,
     BackwardFn,
     Node,
     Requirement,
-    Step,
     next_node_id,
     node_name,
 )
+from .ops import OpSpec, op, registered
+from .recording import record
+from .shapes import broadcast_shape, check_dim, unbroadcast, valid_shape
 
 Scalar = Union[int, float]
 Method = Callable[..., "Tensor"]
@@ -118,7 +121,7 @@ class Tensor:
     def random(shape: Sequence[int], distribution: Distribution, device: Device) -> Tensor:
         """Random values; on an autodiff device, an untracked leaf."""
         device = check_device(device, "Tensor.random")
-        shape = _valid_shape(shape, "Tensor.random")
+        shape = valid_shape(shape, "Tensor.random")
         return Tensor._leaf(distribution.sample(shape, device), device)
 
     @staticmethod
@@ -128,18 +131,18 @@ class Tensor:
         array = mx.array(data, dtype=mx.float32)
         if array.ndim == 0:
             array = array.reshape(1)
-        _valid_shape(array.shape, "Tensor.from_data")
+        valid_shape(array.shape, "Tensor.from_data")
         return Tensor._leaf(array, device)
 
     @staticmethod
     def zeros(shape: Sequence[int], device: Device) -> Tensor:
         device = check_device(device, "Tensor.zeros")
-        return Tensor._leaf(mx.zeros(_valid_shape(shape, "Tensor.zeros")), device)
+        return Tensor._leaf(mx.zeros(valid_shape(shape, "Tensor.zeros")), device)
 
     @staticmethod
     def ones(shape: Sequence[int], device: Device) -> Tensor:
         device = check_device(device, "Tensor.ones")
-        return Tensor._leaf(mx.ones(_valid_shape(shape, "Tensor.ones")), device)
+        return Tensor._leaf(mx.ones(valid_shape(shape, "Tensor.ones")), device)
 
     @staticmethod
     def _leaf(array: mx.array, device: Device, op: str = "leaf", label: str | None = None) -> Tensor:
@@ -254,6 +257,7 @@ class Tensor:
         """This tensor's gradient in `grads`, removing it (Burn: `Tensor::grad_remove`)."""
         return grads.remove(self)
 
+    @op(TO_DEVICE, kwargs={"device": Device.flex().autodiff()})  # within flex: inputs stay on one device
     def to_device(self, device: Device) -> Tensor:
         """Move to `device`. Between autodiff devices this is a recorded op, not a new leaf.
 
@@ -281,22 +285,28 @@ class Tensor:
 
     # ----- ops ------------------------------------------------------------------
 
+    @op("add", 2, domain=("any", "any"), operands="broadcast")
+    @op("add_scalar", kwargs={"other": 1.5})
     @_on_device
     def add(self, other: Tensor | Scalar) -> Tensor:
         if not isinstance(other, Tensor):
             return _unary("add_scalar", self, self.array + _scalar(other, "add"), lambda g: g)
         a, b = _checked_operands("add", self, other)
         sa, sb = a.shape, b.shape
-        return _binary("add", a, b, a.array + b.array, lambda g: (_unbroadcast(g, sa), _unbroadcast(g, sb)))
+        return _binary("add", a, b, a.array + b.array, lambda g: (unbroadcast(g, sa), unbroadcast(g, sb)))
 
+    @op("sub", 2, domain=("any", "any"), operands="broadcast")
+    @op("sub_scalar", kwargs={"other": 0.75})
     @_on_device
     def sub(self, other: Tensor | Scalar) -> Tensor:
         if not isinstance(other, Tensor):
             return _unary("sub_scalar", self, self.array - _scalar(other, "sub"), lambda g: g)
         a, b = _checked_operands("sub", self, other)
         sa, sb = a.shape, b.shape
-        return _binary("sub", a, b, a.array - b.array, lambda g: (_unbroadcast(g, sa), _unbroadcast(-g, sb)))
+        return _binary("sub", a, b, a.array - b.array, lambda g: (unbroadcast(g, sa), unbroadcast(-g, sb)))
 
+    @op("mul", 2, domain=("any", "any"), operands="broadcast", saves=("inputs",))
+    @op("mul_scalar", kwargs={"other": -2.5})
     @_on_device
     def mul(self, other: Tensor | Scalar) -> Tensor:
         if not isinstance(other, Tensor):
@@ -305,11 +315,13 @@ class Tensor:
         a, b = _checked_operands("mul", self, other)
         x, y = a.array, b.array
 
-        def backward(g: mx.array) -> tuple[mx.array, mx.array]:  # saves: both inputs
-            return _unbroadcast(g * y, x.shape), _unbroadcast(g * x, y.shape)
+        def backward(g: mx.array) -> tuple[mx.array, mx.array]:
+            return unbroadcast(g * y, x.shape), unbroadcast(g * x, y.shape)
 
         return _binary("mul", a, b, x * y, backward)
 
+    @op("div", 2, domain=("any", "positive"), operands="broadcast", saves=("inputs",))
+    @op("div_scalar", kwargs={"other": 4.0})
     @_on_device
     def div(self, other: Tensor | Scalar) -> Tensor:
         if not isinstance(other, Tensor):
@@ -318,42 +330,49 @@ class Tensor:
         a, b = _checked_operands("div", self, other)
         x, y = a.array, b.array
 
-        def backward(g: mx.array) -> tuple[mx.array, mx.array]:  # saves: both inputs
-            return _unbroadcast(g / y, x.shape), _unbroadcast(-g * x / (y * y), y.shape)
+        def backward(g: mx.array) -> tuple[mx.array, mx.array]:
+            return unbroadcast(g / y, x.shape), unbroadcast(-g * x / (y * y), y.shape)
 
         return _binary("div", a, b, x / y, backward)
 
+    @op("neg")
     @_on_device
     def neg(self) -> Tensor:
         return _unary("neg", self, -self.array, lambda g: -g)
 
+    @op("pow", kwargs={"exponent": 3}, saves=("inputs",))
     @_on_device
     def powf_scalar(self, exponent: Scalar) -> Tensor:
         """Elementwise `x ** exponent`."""
         _scalar(exponent, "powf_scalar")
-        x = self.array  # saves: the input
+        x = self.array
         return _unary("pow", self, x**exponent, lambda g: g * exponent * x ** (exponent - 1))
 
+    @op("square", saves=("inputs",))
     @_on_device
     def square(self) -> Tensor:
-        x = self.array  # saves: the input
+        x = self.array
         return _unary("square", self, x * x, lambda g: g * 2 * x)
 
+    @op("exp", saves=("output",))
     @_on_device
     def exp(self) -> Tensor:
-        out = mx.exp(self.array)  # saves: the output
+        out = mx.exp(self.array)
         return _unary("exp", self, out, lambda g: g * out)
 
+    @op("log", domain=("positive",), saves=("inputs",))
     @_on_device
     def log(self) -> Tensor:
-        x = self.array  # saves: the input
+        x = self.array
         return _unary("log", self, mx.log(x), lambda g: g / x)
 
+    @op("relu", domain=("nonzero",), saves=("inputs",))
     @_on_device
     def relu(self) -> Tensor:
-        x = self.array  # saves: the input
+        x = self.array
         return _unary("relu", self, mx.maximum(x, 0), lambda g: g * (x > 0))
 
+    @op("matmul", 2, domain=("any", "any"), operands="matmul", saves=("inputs",))
     @_on_device
     def matmul(self, other: Tensor) -> Tensor:
         """Matrix product over the last two dims, batch dims broadcast."""
@@ -364,15 +383,16 @@ class Tensor:
                 "and the left one's last dim must equal the right one's second-to-last. "
                 "Transpose or reshape one of them."
             )
-        _broadcast_shape("matmul", a.shape[:-2], b.shape[:-2])
+        broadcast_shape("matmul", a.shape[:-2], b.shape[:-2])
         x, y = a.array, b.array
 
-        def backward(g: mx.array) -> tuple[mx.array, mx.array]:  # saves: both inputs
+        def backward(g: mx.array) -> tuple[mx.array, mx.array]:
             gx, gy = g @ mx.swapaxes(y, -1, -2), mx.swapaxes(x, -1, -2) @ g
-            return _unbroadcast(gx, x.shape), _unbroadcast(gy, y.shape)
+            return unbroadcast(gx, x.shape), unbroadcast(gy, y.shape)
 
         return _binary("matmul", a, b, x @ y, backward)
 
+    @op("sum")
     @_on_device
     def sum(self) -> Tensor:
         """Sum of every element, shape [1]."""
@@ -380,6 +400,7 @@ class Tensor:
         out = mx.sum(self.array).reshape(1)
         return _unary("sum", self, out, lambda g: mx.broadcast_to(g.reshape(()), shape))
 
+    @op("mean")
     @_on_device
     def mean(self) -> Tensor:
         """Mean of every element, shape [1]."""
@@ -390,22 +411,25 @@ class Tensor:
 
         return _unary("mean", self, mx.mean(self.array).reshape(1), backward)
 
+    @op("sum_dim", kwargs={"dim": 0})
     @_on_device
     def sum_dim(self, dim: int) -> Tensor:
         """Sum over `dim`, keeping it with size 1 (Burn's `sum_dim`: [32, 4] -> [32, 1])."""
-        _check_dim(self, dim, "sum_dim")
+        check_dim(self.shape, dim, "sum_dim")
         shape = self.array.shape
         out = mx.sum(self.array, axis=dim, keepdims=True)
         return _unary("sum_dim", self, out, lambda g: mx.broadcast_to(g, shape))
 
+    @op("mean_dim", kwargs={"dim": 0})
     @_on_device
     def mean_dim(self, dim: int) -> Tensor:
         """Mean over `dim`, keeping it with size 1."""
-        _check_dim(self, dim, "mean_dim")
+        check_dim(self.shape, dim, "mean_dim")
         shape, n = self.array.shape, self.array.shape[dim]
         out = mx.mean(self.array, axis=dim, keepdims=True)
         return _unary("mean_dim", self, out, lambda g: mx.broadcast_to(g / n, shape))
 
+    @op("reshape", kwargs={"shape": [-1]})
     @_on_device
     def reshape(self, shape: Sequence[int]) -> Tensor:
         """Same values, new shape (one -1 may be inferred)."""
@@ -419,6 +443,7 @@ class Tensor:
             ) from error
         return _unary("reshape", self, out, lambda g: g.reshape(old))
 
+    @op("transpose", operands="matrix")
     @_on_device
     def transpose(self) -> Tensor:
         """Swap the last two dims (Burn's `transpose`)."""
@@ -439,18 +464,21 @@ class Tensor:
     def __rmul__(self, other: Scalar) -> Tensor:
         return self.mul(other)
 
+    @op("rsub_scalar", kwargs={"other": 1.5})
     @_on_device
     def __rsub__(self, other: Scalar) -> Tensor:
         """`k - x`: one op, so the graph shows what was written."""
         k = _scalar(other, "rsub")
         return _unary("rsub_scalar", self, k - self.array, lambda g: -g)
 
+    @op("rdiv_scalar", kwargs={"other": 10.0}, domain=("positive",), saves=("inputs",))
     @_on_device
     def __rtruediv__(self, other: Scalar) -> Tensor:
         """`k / x`, whose gradient is `-k / x^2`."""
-        k, x = _scalar(other, "rdiv"), self.array  # saves: the input
+        k, x = _scalar(other, "rdiv"), self.array
         return _unary("rdiv_scalar", self, k / x, lambda g: -g * k / (x * x))
 
+    @op("rpow_scalar", kwargs={"other": 2.5}, saves=("output",))
     @_on_device
     def __rpow__(self, other: Scalar) -> Tensor:
         """`k ** x` for a base k > 0, whose gradient is `k^x ln k`."""
@@ -460,7 +488,7 @@ class Tensor:
                 f"{other!r} ** tensor: the base must be positive (the gradient needs ln of the base). "
                 "For a negative base, write the power with `powf_scalar` on a tensor instead."
             )
-        out = k**self.array  # saves: the output
+        out = k**self.array
         return _unary("rpow_scalar", self, out, lambda g: g * out * math.log(k))
 
     def __pow__(self, exponent: Scalar) -> Tensor:
@@ -489,70 +517,8 @@ class Gradients(tape.Gradients):
         return found
 
 
-# ----- the op registry ---------------------------------------------------------------
-
-Domain = Literal["any", "positive", "nonzero"]
-"""Where an input's values must lie for the op's gradient to exist (`log` needs positive ones)."""
-
-Operands = Literal["any", "broadcast", "matmul", "matrix"]
-"""The shapes an op accepts: any one shape, two that broadcast, a matmul pair, at least two dims."""
-
-
-@dataclass(frozen=True)
-class OpSpec:
-    """One recorded op as the tests see it: its node's name, its arity, and how to call it.
-
-    The op tests, property tests and semantics tests iterate `OPS`, and each
-    checks that it covers every entry: a new op without a test fails.
-    """
-
-    name: str
-    """What the op's node records (`node.op`)."""
-    method: str
-    """The Tensor method that records it (`1.5 - x` is `__rsub__`)."""
-    arity: int
-    """How many tensor inputs."""
-    kwargs: Mapping[str, object] = field(default_factory=dict)
-    """The other arguments of an example call (`{"dim": 0}` for `x.sum_dim(dim=0)`)."""
-    domain: tuple[Domain, ...] = ("any",)
-    """One entry per tensor input."""
-    operands: Operands = "any"
-
-    def __call__(self, *inputs: Tensor, **kwargs: object) -> Tensor:
-        """Apply the op to `inputs`, with `kwargs` in place of the example's."""
-        first, *rest = inputs
-        return getattr(first, self.method)(*rest, **{**self.kwargs, **kwargs})
-
-
-OPS: tuple[OpSpec, ...] = (
-    # a move within flex is recorded as any move is, and keeps an op's inputs on one device
-    OpSpec(TO_DEVICE, "to_device", 1, {"device": Device.flex().autodiff()}),
-    OpSpec("add", "add", 2, domain=("any", "any"), operands="broadcast"),
-    OpSpec("add_scalar", "add", 1, {"other": 1.5}),
-    OpSpec("sub", "sub", 2, domain=("any", "any"), operands="broadcast"),
-    OpSpec("sub_scalar", "sub", 1, {"other": 0.75}),
-    OpSpec("mul", "mul", 2, domain=("any", "any"), operands="broadcast"),
-    OpSpec("mul_scalar", "mul", 1, {"other": -2.5}),
-    OpSpec("div", "div", 2, domain=("any", "positive"), operands="broadcast"),
-    OpSpec("div_scalar", "div", 1, {"other": 4.0}),
-    OpSpec("neg", "neg", 1),
-    OpSpec("pow", "powf_scalar", 1, {"exponent": 3}),
-    OpSpec("square", "square", 1),
-    OpSpec("exp", "exp", 1),
-    OpSpec("log", "log", 1, domain=("positive",)),
-    OpSpec("relu", "relu", 1, domain=("nonzero",)),
-    OpSpec("matmul", "matmul", 2, domain=("any", "any"), operands="matmul"),
-    OpSpec("sum", "sum", 1),
-    OpSpec("mean", "mean", 1),
-    OpSpec("sum_dim", "sum_dim", 1, {"dim": 0}),
-    OpSpec("mean_dim", "mean_dim", 1, {"dim": 0}),
-    OpSpec("reshape", "reshape", 1, {"shape": [-1]}),
-    OpSpec("transpose", "transpose", 1, operands="matrix"),
-    OpSpec("rsub_scalar", "__rsub__", 1, {"other": 1.5}),
-    OpSpec("rdiv_scalar", "__rtruediv__", 1, {"other": 10.0}, domain=("positive",)),
-    OpSpec("rpow_scalar", "__rpow__", 1, {"other": 2.5}),
-)
-"""Every op a tensor records, in the order the class defines them."""
+OPS: tuple[OpSpec, ...] = registered(Tensor)
+"""Every op a tensor records (each method's `@op` entries), in the order the class defines them."""
 
 
 # ----- recording -----------------------------------------------------------------
@@ -566,51 +532,9 @@ def _record(
     backward: Callable[[mx.array], Sequence[mx.array]],
     detail: str | None = None,
 ) -> Tensor:
-    """Wrap `out` as the output of `op` and record its node (Burn: `Backward::prepare`).
-
-    Plain inputs are untracked constants (Burn 0.22.1). If no input is autodiff,
-    nothing is recorded and the output is plain. Runs once per op, so it reads
-    each input once and allocates no more than the node needs.
-    """
-    autodiff = False
-    tracked: list[int] = []
-    for i, t in enumerate(inputs):
-        if t.node is not None:
-            autodiff = True
-            if t.node.requirement is not Requirement.NONE:
-                tracked.append(i)
-    if not autodiff:
-        return Tensor(out, device.inner() if device.is_autodiff else device)
-    if not device.is_autodiff:
-        device = device.autodiff()
-    shape = tuple(out.shape)
-    if not tracked:
-        node = Node(next_node_id(), Requirement.NONE, (), op, device, shape, UNTRACKED_STEP, detail=detail)
-        return Tensor(out, device, node)
-    if len(tracked) < len(inputs):
-        backward = _for_parents(backward, tracked)
-    node = Node(
-        next_node_id(),
-        Requirement.GRAD_IN_BACKWARD,
-        tuple([inputs[i].node for i in tracked]),  # type: ignore[misc]
-        op,
-        device,
-        shape,
-        Step(backward),
-        detail=detail,
-        untracked_inputs=len(inputs) - len(tracked),
-    )
+    """Wrap `out` as the output of `op`, recorded as `recording.record` says."""
+    device, node = record(op, [t.node for t in inputs], tuple(out.shape), device, backward, detail)
     return Tensor(out, device, node)
-
-
-def _for_parents(backward: Callable[[mx.array], Sequence[mx.array]], tracked: list[int]) -> BackwardFn:
-    """Keep only the gradients of the tracked inputs: those are the node's parents."""
-
-    def step_backward(g: mx.array) -> list[mx.array]:
-        grads = backward(g)
-        return [grads[i] for i in tracked]
-
-    return step_backward
 
 
 def _unary(op: str, x: Tensor, out: mx.array, backward: Callable[[mx.array], mx.array]) -> Tensor:
@@ -627,7 +551,7 @@ def _checked_operands(op: str, a: Tensor, b: object, broadcast: bool = True) -> 
             "Move one with `to_device` (or `fork` for a model) so both are on the same device."
         )
     if broadcast and a.array.shape != b.array.shape:
-        _broadcast_shape(op, a.shape, b.shape)
+        broadcast_shape(op, a.shape, b.shape)
     return a, b
 
 
@@ -639,56 +563,6 @@ def _scalar(value: object, op: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise TypeError(f"`{op}` expects a Tensor or a number, got {type(value).__name__}.")
     return float(value)
-
-
-def _unbroadcast(grad: mx.array, shape: Sequence[int]) -> mx.array:
-    """Sum a broadcast gradient back down to `shape`, the shape of the input it belongs to.
-
-    tinygrad calls this `unbroadcast`: an input broadcast to a bigger shape was
-    used once per copy, so its gradient is the sum over the copies.
-    """
-    shape = tuple(shape)
-    if tuple(grad.shape) == shape:
-        return grad
-    extra = grad.ndim - len(shape)
-    if extra > 0:
-        grad = mx.sum(grad, axis=tuple(range(extra)))
-    widened = tuple(i for i, n in enumerate(shape) if n == 1 and grad.shape[i] != 1)
-    if widened:
-        grad = mx.sum(grad, axis=widened, keepdims=True)
-    return grad
-
-
-def _broadcast_shape(op: str, a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
-    out = []
-    for i in range(1, max(len(a), len(b)) + 1):
-        x = a[-i] if i <= len(a) else 1
-        y = b[-i] if i <= len(b) else 1
-        if x != y and 1 not in (x, y):
-            raise ShapeError(
-                f"Cannot `{op}` shapes {list(a)} and {list(b)}: dim {-i} has sizes {x} and {y}, "
-                "and broadcasting needs them equal or one of them 1. Reshape one operand."
-            )
-        out.append(max(x, y))
-    return tuple(reversed(out))
-
-
-def _check_dim(x: Tensor, dim: int, op: str) -> None:
-    if not isinstance(dim, int) or not 0 <= dim < x.ndim:
-        raise ShapeError(
-            f"{op}({dim}) on a tensor of shape {x.dims()}: dim must be one of "
-            f"0..{x.ndim - 1}."
-        )
-
-
-def _valid_shape(shape: Sequence[int], what: str) -> tuple[int, ...]:
-    dims = tuple(shape)
-    if not dims or not all(isinstance(n, int) and n > 0 for n in dims):
-        raise ShapeError(
-            f"{what}: shape {list(dims)} is not valid; give one or more positive sizes, "
-            "e.g. [32, 4]."
-        )
-    return dims
 
 
 def _untracked_backward_message(x: Tensor) -> str:

@@ -1,6 +1,6 @@
 """The expected outcome of every relocation method, once, for every test that checks them.
 
-`EXPECTED` has one entry per method of `scenarios.SCENARIOS`, in its order,
+`EXPECTED` has one entry per method of `methods.SCENARIOS`, in its order,
 which chapter 8 runs: the line's label, `is_require_grad()` before training,
 the gradient count of each completed step, the error that ended the run, with
 its step, and `outcome`, the name `scenarios.RunRecord.outcome` gives that
@@ -49,7 +49,7 @@ EXPECTED: dict[str, Expected] = {
     "plain-fork": Expected("flex -> fork", False, (), UntrackedBackwardError, 0, "crash-at-step-0"),
     "plain-to_device-train": Expected("flex -> to_device.train()", True, FIVE_STEPS),
 }
-"""Every method chapter 8 runs, in the order of `scenarios.SCENARIOS`."""
+"""Every method chapter 8 runs, in the order of `methods.SCENARIOS`."""
 
 ARTICLE: dict[str, Expected] = {name: e for name, e in EXPECTED.items() if e.source == ARTICLE_OUTPUT}
 """The article's seven, in its order (tests/test_seven_methods.py rebuilds each one by hand)."""

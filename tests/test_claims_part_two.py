@@ -13,7 +13,7 @@ import pytest
 from article import ARTICLE, EXPECTED, Expected
 from book_outputs import ROOT, book_build, executed, glued, html_tables, stream_text  # noqa: F401 (fixture)
 
-from mlx_autodiff.scenarios import SCENARIOS
+from mlx_autodiff.methods import SCENARIOS
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("book_build")]
 

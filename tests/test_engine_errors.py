@@ -22,7 +22,7 @@ from mlx_autodiff import (
     Tensor,
     UntrackedBackwardError,
 )
-from mlx_autodiff.scenarios import initialized
+from mlx_autodiff.methods import initialized
 
 FLEX = Device.flex()
 METAL = Device.metal()

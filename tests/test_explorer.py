@@ -1,6 +1,6 @@
 """The relocation explorer's data: every combination, the article's seven among them, in words.
 
-The combinations are `scenarios.COMBINATIONS`; each answer is checked against
+The combinations are `combinations.COMBINATIONS`; each answer is checked against
 its run record field by field (not against the sentence code alone), the
 article's seven against the one table of expected outcomes (tests/article.py),
 and the files the book build wrote against a second, fresh generation: two
@@ -19,6 +19,7 @@ import pytest
 from article import EXPECTED
 from book_outputs import HTML, ROOT, book_build  # noqa: F401 (book_build is a fixture)
 
+from mlx_autodiff.combinations import BUILT_ON, COMBINATIONS, RELOCATIONS
 from mlx_autodiff.explorer import (
     ANSWERS_FILE,
     answer,
@@ -31,7 +32,8 @@ from mlx_autodiff.explorer import (
     write,
 )
 from mlx_autodiff.explorer_words import CHINESE, ENGLISH, WORDS, NoWordsError, templates, words_for
-from mlx_autodiff.scenarios import BUILT_ON, COMBINATIONS, OUTCOMES, RELOCATIONS, SCENARIOS, run, run_isolated
+from mlx_autodiff.methods import SCENARIOS, article_methods
+from mlx_autodiff.scenarios import OUTCOMES, run, run_isolated
 
 PAGE = "book/08a-explorer"
 FOLDER = HTML / "book" / "explorer"
@@ -68,7 +70,7 @@ def test_every_answer_says_what_its_run_did(records: dict) -> None:
             where = "before training" if record.error.step is None else f"at step {record.error.step}"
             assert f"Ends: {record.error.type} {where}" in text, found.key
             assert first_paragraph(record.error.message) in text and found.message == record.error.message
-        assert ("the article's method" in sentences(found)[0]) == (record.name in SCENARIOS), found.key
+        assert ("the article's method" in sentences(found)[0]) == COMBINATIONS[choice].from_article, found.key
 
 
 def test_the_articles_seven_answer_what_the_article_reports(records: dict) -> None:
@@ -100,7 +102,7 @@ def test_the_page_without_javascript_has_every_combination_in_its_tables(records
     html = page(answers, "explorer")
     assert html.count("<tbody>") == len(BUILT_ON)
     assert html.count("<tr><td>") == len(COMBINATIONS)
-    assert html.count("<strong>") == len(SCENARIOS), "the article's seven are marked in the table"
+    assert html.count("<strong>") == len(article_methods()) == 7, "the article's seven are marked"
     assert '<form class="explorer-form" aria-label="Relocation explorer" hidden>' in html
     for label in ("Built on", "Parameters read before moving", "How it is moved"):
         assert f">{label}</label>" in html

@@ -14,8 +14,9 @@ import pytest
 from book_outputs import book_build  # noqa: F401 (book_build is a fixture)
 from browser_pages import NARROW, OVERFLOW_JS, OVERFLOW_TOLERANCE_PX, SCREENSHOTS, WIDE
 
+from mlx_autodiff.combinations import COMBINATIONS
 from mlx_autodiff.explorer import YES_NO, Answer, answer, explore, key, sentences
-from mlx_autodiff.scenarios import COMBINATIONS, SCENARIOS
+from mlx_autodiff.methods import SCENARIOS, article_methods
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.usefixtures("book_build")]
 
@@ -86,7 +87,7 @@ def test_the_articles_seven_are_one_click_each_and_marked(visit, expected: dict[
     root = opened.page.locator("div.explorer")
     picks = root.locator("button[data-key]")
     assert picks.all_text_contents() == list(SCENARIOS)
-    for name in SCENARIOS:
+    for name in [method.name for method in article_methods()]:
         root.get_by_role("button", name=name, exact=True).click()
         found = next(found for found in expected.values() if found.name == name)
         check_answer(opened, root, found)

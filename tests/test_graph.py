@@ -39,7 +39,7 @@ from mlx_autodiff import (
 )
 from mlx_autodiff.flowchart import flowchart
 from mlx_autodiff.graph import MAX_NODES, Graph, RendererNotFoundError, snapshot
-from mlx_autodiff.scenarios import initialized
+from mlx_autodiff.methods import initialized
 
 REPO = Path(__file__).resolve().parents[1]
 GOLDEN = Path(__file__).resolve().parent / "golden"

@@ -25,7 +25,7 @@ from mlx_autodiff.guard import (
     explain_tape_consumed,
     why_not_trainable,
 )
-from mlx_autodiff.scenarios import initialized
+from mlx_autodiff.methods import initialized
 
 FLEX, METAL = Device.flex(), Device.metal().autodiff()
 

@@ -772,7 +772,7 @@ def test_make_lab_opens_a_chapter_as_a_rendered_notebook_that_runs(browser) -> N
 def test_the_live_benchmark_measures_what_the_appendix_reports() -> None:
     if find_chromium() is None:
         pytest.skip("no Chromium found (tools/chromium.py): the live benchmark drives it")
-    from mlx_autodiff.bench import live_rows
+    from mlx_autodiff.bench_book import live_rows
 
     rows = {row.name: row for row in live_rows(quick=True)}
     assert all(row.engine is not None and row.engine >= 0 for row in rows.values()), rows

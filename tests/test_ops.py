@@ -9,10 +9,12 @@ float64 NumPy, where the step size does not fight float32 rounding.
 The ops are the engine's registry, `tensor.OPS`, and their references are in
 tests/op_references.py: an op added to the engine fails here until it has a
 reference (and a Tensor method that records an op fails until it is registered).
+What each backward keeps alive is checked against its entry's `saves`.
 """
 
 from __future__ import annotations
 
+import types
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
@@ -24,8 +26,9 @@ from hypothesis import strategies as st
 from op_references import REFERENCES, Reference, reference_of
 from strategies import Kind, Shape, arrays, broadcast_pairs, matmul_pairs, shapes
 
-from mlx_autodiff import Device, DomainError, Tensor
-from mlx_autodiff.tensor import OPS, OpSpec
+from mlx_autodiff import Device, DomainError, Tensor, ops
+from mlx_autodiff.ops import OpSpec
+from mlx_autodiff.tensor import OPS
 
 DEVICE = Device.flex().autodiff()
 BY_NAME = {spec.name: spec for spec in OPS}
@@ -278,3 +281,79 @@ def test_ops_take_keyword_arguments(call: Callable[[Tensor], Tensor]) -> None:
     out = call(x)
     assert out.node is not None and out.node.parents[0].id == x.node.id
     assert out.sum().backward().get(x) is not None
+
+
+# ----- what each backward keeps alive ----------------------------------------------------------------
+
+
+def arrays_kept(value: object) -> list[mx.array]:
+    """Every MLX array reachable from a backward closure: its cells, the closures it calls, their cells."""
+    found: list[mx.array] = []
+    seen: set[int] = set()
+
+    def visit(item: object) -> None:
+        if id(item) in seen:
+            return
+        seen.add(id(item))
+        if isinstance(item, mx.array):
+            found.append(item)
+        elif isinstance(item, Tensor):
+            visit(item.array)
+        elif isinstance(item, (tuple, list, dict)):
+            for element in item.values() if isinstance(item, dict) else item:
+                visit(element)
+        elif isinstance(item, types.FunctionType):
+            for cell in item.__closure__ or ():
+                visit(cell.cell_contents)
+            for default in item.__defaults__ or ():
+                visit(default)
+
+    visit(value)
+    return found
+
+
+EXAMPLE_SHAPES: dict[str, tuple[Shape, ...]] = {
+    "any": ((2, 3),), "broadcast": ((2, 3), (2, 3)), "matmul": ((2, 3), (3, 4)), "matrix": ((2, 3),),
+}
+
+
+@pytest.mark.parametrize("spec", OPS, ids=lambda spec: spec.name)
+def test_each_backward_keeps_alive_exactly_what_its_op_saves(spec: OpSpec) -> None:
+    """`@op(..., saves=...)` is checked, not a comment: the step's closure holds exactly those arrays."""
+    shapes_in = EXAMPLE_SHAPES[spec.operands][: spec.arity]
+    values = [np.linspace(0.5, 2.0, int(np.prod(shape))).reshape(shape) for shape in shapes_in]
+    leaves = [Tensor.from_data(value, DEVICE).require_grad() for value in values]
+    out = spec(*leaves)
+    assert out.node is not None and out.node.step is not None and out.node.step.backward is not None
+    kept = {id(array) for array in arrays_kept(out.node.step.backward)}
+    saved: set[int] = set()
+    if "inputs" in spec.saves:
+        saved |= {id(leaf.array) for leaf in leaves}
+    if "output" in spec.saves:
+        saved.add(id(out.array))
+    names = {id(leaf.array): f"input {i}" for i, leaf in enumerate(leaves)} | {id(out.array): "output"}
+    described = sorted(names.get(key, "another array") for key in kept)
+    assert kept == saved, f"{spec.name}'s backward keeps {described or 'no array'}; its @op says {spec.saves}"
+
+
+def test_op_registers_each_entry_on_its_method_in_reading_order_and_an_alias_once() -> None:
+    """What a new op's `@op` lines give `OPS`: one entry each, top to bottom, in the class's order."""
+
+    class Toy:
+        @ops.op("first", 2, saves=("inputs",))
+        @ops.op("first_scalar", kwargs={"other": 1.0})
+        def first(self, other: object) -> None: ...
+
+        alias = first
+
+        @ops.op("second", domain=("positive",), saves=("output",))
+        def second(self) -> None: ...
+
+    entries = [(spec.name, spec.method, spec.arity, dict(spec.kwargs), spec.domain, spec.saves)
+               for spec in ops.registered(Toy)]
+    assert entries == [
+        ("first", "first", 2, {}, ("any", "any"), ("inputs",)),
+        ("first_scalar", "first", 1, {"other": 1.0}, ("any",), ()),
+        ("second", "second", 1, {}, ("positive",), ("output",)),
+    ]
+

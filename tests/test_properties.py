@@ -43,8 +43,8 @@ from mlx_autodiff import (
     Tensor,
     UntrackedBackwardError,
 )
+from mlx_autodiff.ops import OpSpec
 from mlx_autodiff.tensor import OPS as TENSOR_OPS
-from mlx_autodiff.tensor import OpSpec
 
 DEVICE = Device.flex().autodiff()
 BY_NAME = {spec.name: spec for spec in TENSOR_OPS}

@@ -10,16 +10,14 @@ import sys
 from pathlib import Path
 
 import pytest
-from article import EXPECTED
+from article import ARTICLE, EXPECTED
 
 from mlx_autodiff import scenarios
+from mlx_autodiff.methods import EXTRA_SCENARIOS, SCENARIOS, Scenario, article_methods
 from mlx_autodiff.scenarios import (
-    EXTRA_SCENARIOS,
     OUTCOMES,
-    SCENARIOS,
     RunError,
     RunRecord,
-    Scenario,
     StepRecord,
     UnknownScenarioError,
     main,
@@ -58,6 +56,13 @@ def test_every_method_has_its_expected_outcome_in_order() -> None:
     assert list(SCENARIOS) == list(EXPECTED), "add the method's expected outcome to tests/article.py"
     assert {name: s.label for name, s in SCENARIOS.items()} == {n: e.label for n, e in EXPECTED.items()}
     assert not set(EXTRA_SCENARIOS) & set(SCENARIOS)
+
+
+def test_the_methods_from_the_article_are_the_seven_its_output_gives() -> None:
+    """`from_article` is what the pages call the article's; tests/article.py says which those are."""
+    assert [method.name for method in article_methods()] == list(ARTICLE)
+    assert len(ARTICLE) == 7
+    assert not any(method.from_article for method in EXTRA_SCENARIOS.values())
 
 
 @pytest.mark.parametrize("name", list(EXPECTED))

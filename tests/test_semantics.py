@@ -22,7 +22,7 @@ from mlx_autodiff import (
     Tensor,
     accelerator_backend,
 )
-from mlx_autodiff.scenarios import initialized
+from mlx_autodiff.methods import initialized
 from mlx_autodiff.tensor import OPS
 
 FLEX = Device.flex()

@@ -38,8 +38,8 @@ from mlx_autodiff import (
 from mlx_autodiff.errors import PictureWithoutIdsError
 from mlx_autodiff.flowchart import flowchart
 from mlx_autodiff.graph import snapshot
+from mlx_autodiff.methods import initialized
 from mlx_autodiff.node import node_name
-from mlx_autodiff.scenarios import initialized
 from mlx_autodiff.stepper import Stepper, frames, name, step_through
 from mlx_autodiff.trace import BackwardTrace, Failed, Landed, Popped, Pushed, Ran, Took
 
@@ -338,7 +338,7 @@ def test_two_pictures_of_one_graph_have_distinct_ids_and_one_picture_drawn_twice
 
 
 def test_bench_reads_the_page_sizes_and_the_timed_frame_changes(tmp_path: Path, monkeypatch) -> None:
-    from mlx_autodiff import bench
+    from mlx_autodiff import bench_book as bench
 
     monkeypatch.setattr(bench, "ROOT", tmp_path)
     monkeypatch.setattr(bench, "STEPPER_TIMING", tmp_path / "timing.json")

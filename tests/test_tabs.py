@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from mlx_autodiff.scenarios import SCENARIOS, RunRecord, run, run_all
+from mlx_autodiff.methods import SCENARIOS
+from mlx_autodiff.scenarios import RunRecord, run, run_all
 from mlx_autodiff.tabs import DuplicateRunError, Tab, TabSet, caption, inline_markdown, snapshot_tabs
 
 ROOT = Path(__file__).resolve().parents[1]
