@@ -67,7 +67,7 @@ def gradient_counts(model, steps: int = 2) -> list[int]:
     return counts
 
 
-def test_row_lazy_parameter_only_changes_its_target():
+def test_row_lazy_move():
     moved = LinearConfig(4, 1).init(FLEX.autodiff()).to_device(METAL)
     assert [p.is_initialized() for p in moved.params()] == [False, False], "the move must not read"
     assert all(p.device == METAL for p in moved.params())
@@ -76,7 +76,7 @@ def test_row_lazy_parameter_only_changes_its_target():
         assert tensor.device == METAL and tensor.is_require_grad() and tensor.node.op == "leaf"
 
 
-def test_row_to_device_of_an_autodiff_parameter_is_a_recorded_op():
+def test_row_recorded_move():
     source = initialized(FLEX.autodiff())
     moved = source.to_device(METAL)
     for before, after in zip(source.params(), moved.params(), strict=True):
@@ -86,14 +86,14 @@ def test_row_to_device_of_an_autodiff_parameter_is_a_recorded_op():
         assert after.is_require_grad() is False
 
 
-def test_row_from_grads_collects_nothing_for_to_device_outputs():
+def test_row_from_grads():
     moved = initialized(FLEX.autodiff()).to_device(METAL)
     x, y = data()
     loss = MseLoss().forward(moved.forward(x), y, Reduction.MEAN)
     assert len(GradientsParams.from_grads(loss.backward(), moved)) == 0
 
 
-def test_row_flag_survives_a_plain_move():
+def test_row_flag_plain_move():
     moved = initialized(FLEX).to_device(METAL)
     assert [p.val().node for p in moved.params()] == [None, None], "a plain tensor stays plain"
     assert all(p.lazy_is_require_grad() for p in moved.params()), "the stored flag is kept"
@@ -102,14 +102,14 @@ def test_row_flag_survives_a_plain_move():
     assert gradient_counts(trained) == [2, 2]
 
 
-def test_row_flag_survives_an_autodiff_move():
+def test_row_flag_autodiff_move():
     moved = initialized(FLEX.autodiff()).to_device(METAL)
     assert [(p.lazy_is_require_grad(), p.is_require_grad()) for p in moved.params()] == [(True, False)] * 2
     frozen = initialized(METAL).no_grad()
     assert [p.lazy_is_require_grad() for p in frozen.params()] == [False, False]
 
 
-def test_row_valid_keeps_the_flag_and_train_restores_it():
+def test_row_valid_train():
     model = initialized(FLEX.autodiff())
     plain = model.valid()
     assert [p.val().node for p in plain.params()] == [None, None], "valid() strips autodiff"
@@ -121,7 +121,7 @@ def test_row_valid_keeps_the_flag_and_train_restores_it():
         model.train()
 
 
-def test_row_fork_asks_for_gradients_only_for_a_grad_leaf():
+def test_row_fork_condition():
     forked = initialized(FLEX.autodiff()).fork(METAL)
     assert all(p.is_require_grad() and not p.val().node.parents for p in forked.params()), "fresh leaves"
     plain = initialized(FLEX).fork(METAL)
@@ -130,7 +130,7 @@ def test_row_fork_asks_for_gradients_only_for_a_grad_leaf():
     assert [p.val().node.requirement for p in moved_then_forked.params()] == [Requirement.NONE] * 2
 
 
-def test_row_same_device_move_records_an_op_then_fails_at_step_1():
+def test_row_same_device():
     """The claim of chapter 11: 0 gradients at step 0, the tape-consumed error at step 1."""
     home = initialized(METAL)
     again = home.to_device(METAL)
@@ -146,7 +146,7 @@ def test_row_same_device_move_records_an_op_then_fails_at_step_1():
     assert [step.grads for step in forked.steps] == [2] * 5
 
 
-def test_row_move_between_backends_is_recorded():
+def test_row_between_backends():
     leaf = Tensor.random([4, 1], Distribution.uniform(-1.0, 1.0), FLEX.autodiff()).require_grad()
     moved = leaf.to_device(METAL)
     assert moved.node.op == "to_device" and moved.device == METAL
@@ -155,32 +155,32 @@ def test_row_move_between_backends_is_recorded():
     assert grads.get(leaf) is not None, "the gradient goes back through the move"
 
 
-def test_row_autodiff_to_plain_device_raises_with_burns_words():
+def test_row_to_plain_device():
     words = r"^Cannot move between autodiff and non-autodiff instances\."
     with pytest.raises(AutodiffMoveError, match=words):
         initialized(FLEX.autodiff()).to_device(METAL.inner())
 
 
-def test_row_mixed_plain_and_autodiff_op_is_untracked():
+def test_row_mixed_op():
     x, y = data()
     plain_model = initialized(FLEX).to_device(METAL)
     loss = MseLoss().forward(plain_model.forward(x), y, Reduction.MEAN)
     assert loss.node.requirement is Requirement.NONE
 
 
-def test_row_tape_consumed_message_starts_with_the_articles_words():
+def test_row_tape_consumed():
     with pytest.raises(TapeConsumedError) as caught:
         gradient_counts(initialized(FLEX.autodiff()).to_device(METAL))
     assert ARTICLE_TAPE_CONSUMED.match(str(caught.value)), str(caught.value)
 
 
-def test_row_untracked_backward_message_starts_with_the_articles_words():
+def test_row_untracked_backward():
     with pytest.raises(UntrackedBackwardError) as caught:
         gradient_counts(initialized(FLEX).fork(METAL))
     assert str(caught.value).startswith(ARTICLE_UNTRACKED)
 
 
-def test_row_one_node_counter_for_every_device_and_none_for_plain_tensors():
+def test_row_node_counter():
     a = Tensor.ones([2], FLEX.autodiff())
     plain = Tensor.ones([2], FLEX)
     b = Tensor.ones([2], METAL)
@@ -190,7 +190,7 @@ def test_row_one_node_counter_for_every_device_and_none_for_plain_tensors():
     assert "graph tape has already been consumed at NodeId(3)" in fresh.error.message
 
 
-def test_row_a_move_keeps_the_array():
+def test_row_bytes():
     leaf = Tensor.ones([2], FLEX.autodiff()).require_grad()
     assert leaf.to_device(METAL).array is leaf.array
     assert mx.array_equal(leaf.to_device(METAL).array, leaf.array).item()
