@@ -214,3 +214,24 @@ def test_every_row_names_a_test_here_and_every_test_has_a_row():
         assert found, f"the row {behaviour!r} must name its test as `test_row_...`: {test!r}"
         named.append(found.group(1))
     assert sorted(named) == sorted(tests), "one row per test_row_ test of this file, and the other way round"
+
+
+BOOK = PAGE.parent
+RETIRED = {
+    "one release before": "the snapshot is 0.22.0-pre.2, with at least 0.22.0 before 0.22.1",
+    "just before 0.22.1": "the snapshot is 0.22.0-pre.2, with at least 0.22.0 before 0.22.1",
+    "its sources are silent on": "Burn's source says how the bytes move (burn-cubecl's to_device)",
+    "counts every tensor the chapter": "plain tensors take no node id",
+    "the advice in its message is written for this case": "no source says which case Burn's authors meant",
+    "Both say that a state kept per parameter": "only the snapshot keeps the state per parameter",
+    "unless `retain_graph=True` is passed": "retain_graph defaults to create_graph's value",
+    "`p.to(device).detach().requires_grad_()`": "fork asks for gradients only if the original did",
+}
+
+
+@pytest.mark.parametrize("phrase", RETIRED)
+def test_no_page_repeats_a_sentence_the_sources_contradict(phrase):
+    """Sentences corrected against the article and the snapshot (issue 19) stay corrected."""
+    pages = {path.name: " ".join(path.read_text("utf8").split()) for path in sorted(BOOK.glob("*.md"))}
+    found = [name for name, text in pages.items() if phrase in text]
+    assert not found, f"{phrase!r} is back in {found}: {RETIRED[phrase]}"
