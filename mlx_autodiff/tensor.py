@@ -578,7 +578,8 @@ def _untracked_backward_message(x: Tensor) -> str:
             "tensor it was computed from requires grad"
         )
     return (
-        f"{burn}\n\nWhat happened: {where}. In Python, Burn's `Tensor::autodiff().require_grad()` "
+        f"{burn}\n\nWhat happened: {where}. In this engine, the message's `Tensor::autodiff()."
+        "require_grad()` (a call Burn's source snapshot does not have) "
         "is `Tensor.from_inner(leaf).require_grad()` for a plain leaf (`leaf.require_grad()` if it "
         "is already on an autodiff device). If the model's parameters came from a plain device, "
         "`to_device` and `fork` leave them plain: call `.train()` on the model after moving it "

@@ -184,6 +184,27 @@ def test_ch11_an_autodiff_model_moved_to_a_plain_device_raises_with_burns_words(
     assert message.startswith("Cannot move between autodiff and non-autodiff instances.")
 
 
+def test_ch11_a_same_device_move_gives_0_gradients_then_the_tape_consumed_error():
+    """"A model read on metal.autodiff and moved to metal.autodiff": 0 gradients at step 0, then
+    the tape-consumed error at step 1; fork on the same device trains."""
+    values = glued("11")
+    assert values["when_same_op"] == "to_device"
+    assert values["when_same_parent_device"] == "metal.autodiff"
+    assert values["when_same_flag"] is False
+    assert values["when_same_grads"] == [0]
+    assert (values["when_same_error"], values["when_same_error_step"]) == ("TapeConsumedError", 1)
+    assert values["when_same_fork_grads"] == [2] * 5
+    outputs = [out for cell in executed("11").cells for out in cell.get("outputs", [])]
+    pictures = ["".join(out["data"]["text/html"]) for out in outputs if "text/html" in out.get("data", {})]
+    assert any("<svg" in html and "to_device" in html for html in pictures), "the graph of the run"
+    assert "graph tape has already been consumed" in stream_text("11")
+
+
+def test_ch12_the_checks_catch_a_same_device_move():
+    assert glued("12")["guard_same_device"] == {"check 1": "NotTrainableError",
+                                                "check 2, step 0": "MissingGradientsError"}
+
+
 def test_ch11_inference_records_nothing_and_gradients_cross_devices():
     values = glued("11")
     assert values["when_inference_nodes"] == 0
