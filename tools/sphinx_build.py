@@ -58,6 +58,15 @@ def folders(root: Path, language: str, builder: str = "html", out: Path | None =
     return Folders(out, out / ".doctrees", out / ".jupyter_execute", build / ".jupyter_cache")
 
 
+def site_overrides(root: Path, language: str) -> dict[str, str]:
+    """With a published base URL, each edition's canonical links (Sphinx's `html_baseurl`) point into
+    its own folder, and its language alternates are absolute; without one, neither is set."""
+    base = published_base(root)
+    if not base:
+        return {}
+    return {"html_baseurl": url(f"{language}/", base), "book_site_baseurl": base}
+
+
 def build(language: str, *, builder: str = "html", site_languages: list[str] | None = None,
           out: Path | None = None, root: Path = ROOT) -> int:
     """Run the strict build; return Sphinx's exit status (non-zero on any warning)."""
@@ -77,9 +86,7 @@ def build(language: str, *, builder: str = "html", site_languages: list[str] | N
         "book_executed_folder": str(where.executed),
         "book_languages": site_languages or [language],
     }
-    base = published_base(root)
-    if base:  # each edition's canonical links (Sphinx's `html_baseurl`) point into its own folder
-        overrides |= {"html_baseurl": url(f"{language}/", base), "book_site_baseurl": base}
+    overrides |= site_overrides(root, language)
     result = build_sphinx(root, where.out, noconfig=True, path_config=str(root / "_config.yml"),
                           confoverrides=overrides, doctreedir=where.doctrees, builder=builder,
                           freshenv=True, warningiserror=True, keep_going=True)
