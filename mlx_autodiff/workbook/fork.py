@@ -17,7 +17,7 @@ import os
 import shlex
 import shutil
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 
@@ -31,6 +31,7 @@ from .errors import ForkExistsError, NoExercisesError
 from .markdown import Site, glued_values, page_url, plain
 from .names import bound_names, free_names
 from .numbering import numbered
+from .translation import catalog, translate
 
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
 GRADER = "mlx-autodiff-exercises"
@@ -61,7 +62,9 @@ def forked_notebook(
     path = path or default_output(chapter)
     site = site or Site(language, base_url(chapter.root))
     nb = chapter.read()
-    found = numbered(chapter)
+    messages = catalog(chapter, language)
+    found = [replace(ex, title=messages.get(" ".join(ex.title.split()), ex.title))  # a title is a message
+             for ex in numbered(chapter)]
     if not found:
         raise NoExercisesError(
             f"chapter {chapter.name} has no exercises to get; `{GRADER} list` "
@@ -70,6 +73,9 @@ def forked_notebook(
     glued = glued_values(chapter)
     by_label = {ex.label: ex for ex in found}
     owner = {index: ex for ex in found for index in ex.solution_cells + ex.check_cells}
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            cell.source = translate(cell.source, messages)
     cells = [nbformat.v4.new_markdown_cell(_header(chapter, nb, path, found, language, site))]
     inside: str | None = None
     for index, cell in enumerate(nb.cells):
@@ -138,7 +144,8 @@ def _header(
 ) -> str:
     """What the copy is, how to get the engine with only this file, and the one command that grades it."""
     said = _words(language)
-    listed = ", ".join(f"{ex.name(language)} (`{ex.label}`)" for ex in found)
+    names = [say(said["named"], exercise=ex.name(language), label=ex.label) for ex in found]
+    listed = said["separator"].join(names)
     repository = repository_url(chapter.root)
     named = f"[{said['repository']}]({repository})" if repository else said["repository"]
     parts = [
@@ -184,17 +191,20 @@ def _hide_solutions(
 def _exercise_text(directive: Directive, found: dict[str, Exercise], language: str) -> str:
     """An {exercise} directive as plain markdown, so that it reads well in JupyterLab:
     **Exercise 4.1** (`ex-04-smoke-test`): its title."""
+    said = _words(language)
     label = directive.options.get("label")
     exercise = found.get(label) if label else None
-    name = exercise.name(language) if exercise else _words(language)["exercise"].split(" {")[0]
-    heading = f"**{name}**" + (f" (`{label}`)" if label else "")
-    heading += f": {directive.arg}" if directive.arg else ""
+    title = say(said["title"], title=directive.arg) if directive.arg else ""
+    if exercise is None:  # an exercise without a label owns no cells: its title is enough
+        return f"**{directive.arg}**\n\n{directive.body}\n"
+    heading = say(said["heading"], exercise=exercise.name(language), label=label, title=title)
     return f"{heading}\n\n{directive.body}\n"
 
 
 def _note(exercise: Exercise, chapter: Chapter, language: str, site: Site) -> str:
-    return say(_words(language)["solution"], exercise=f"{exercise.name(language)} (`{exercise.label}`)",
-               url=page_url(chapter, exercise.label, site)) + "\n"
+    said = _words(language)
+    named = say(said["named"], exercise=exercise.name(language), label=exercise.label)
+    return say(said["solution"], exercise=named, url=page_url(chapter, exercise.label, site)) + "\n"
 
 
 def _stub(
@@ -205,10 +215,11 @@ def _stub(
     names = _names_to_define(cell.source, [nb.cells[i].source for i in exercise.check_cells])
     listed = ", ".join(f"`{name}`" for name in names)
     what = say(said["define"], names=listed) if names else said["define_any"]
-    title = f": {exercise.title}" if exercise.title else ""
+    title = say(said["title"], title=exercise.title) if exercise.title else ""
+    heading = say(said["stub_heading"], exercise=exercise.name(language), label=exercise.label, title=title)
     source = (
-        f"# {exercise.name(language)} ({exercise.label}){title}\n"
-        f"# {said['replace']} {what}\n"
+        f"{heading}\n"
+        f"# {say(said['replace'], what=what)}\n"
         f"raise NotImplementedError({json.dumps(stub_message(exercise, language), ensure_ascii=False)})"
     )
     metadata = {"tags": tags(cell), LABEL_KEY: exercise.label}

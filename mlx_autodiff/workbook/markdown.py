@@ -23,6 +23,7 @@ from pathlib import PurePosixPath
 import nbformat
 
 from .. import site_layout
+from ..words import say, words
 from .chapters import Chapter
 from .convention import _DIRECTIVE, _OPENING, _is_closing, _options_and_body
 
@@ -93,18 +94,9 @@ def plain(text: str, chapter: Chapter, glued: Glued, site: Site = Site()) -> str
 
 # ----- directives -----------------------------------------------------------------------------
 
-_ADMONITIONS = {
-    "note": "Note",
-    "warning": "Warning",
-    "tip": "Tip",
-    "important": "Important",
-    "hint": "Hint",
-    "caution": "Caution",
-    "attention": "Attention",
-    "danger": "Danger",
-    "error": "Error",
-    "seealso": "See also",
-}
+def _said(site: Site) -> dict:
+    """The generated words of a copy in the site's language (mlx_autodiff/words: part "exercises")."""
+    return words(site.language, "exercises")
 
 
 def _directives(text: str, chapter: Chapter, glued: Glued, site: Site) -> str:
@@ -136,30 +128,33 @@ def _directive(
     name: str, arg: str, options: dict[str, str], body: str, chapter: Chapter, glued: Glued, site: Site
 ) -> str:
     inner = _directives(body, chapter, glued, site).strip()
-    if name in _ADMONITIONS or name == "admonition":
-        title = arg if name == "admonition" else _ADMONITIONS[name]
-        quoted = "\n".join(f"> {line}".rstrip() for line in f"**{title}.** {inner}".splitlines())
+    said = _said(site)
+    if name in said["admonitions"] or name == "admonition":
+        title = arg if name == "admonition" else said["admonitions"][name]
+        titled = say(said["titled"], title=title) + inner
+        quoted = "\n".join(f"> {line}".rstrip() for line in titled.splitlines())
         return f"{quoted}\n"
     if name == "tab-set":
         return f"{inner}\n"
     if name == "tab-item":
         return f"**{arg}**\n\n{inner}\n\n"
     if name == "literalinclude":
-        return _included(arg, options, chapter)
+        return _included(arg, options, chapter, said)
+    url = page_url(chapter, "", site)
     if name == "glue:figure":
-        caption = f": {inner}" if inner else ""
-        return f"*Figure, on [the chapter's page]({page_url(chapter, '', site)}){caption}*\n"
-    return f"*[A `{name}` block is here on the chapter's page]({page_url(chapter, '', site)}).*\n"
+        caption = f"{said['colon']}{inner}" if inner else ""
+        return say(said["figure"], url=url, caption=caption) + "\n"
+    return say(said["block"], name=name, url=url) + "\n"
 
 
-def _included(arg: str, options: dict[str, str], chapter: Chapter) -> str:
+def _included(arg: str, options: dict[str, str], chapter: Chapter, said: dict) -> str:
     """A literalinclude as a code block: the whole file, or the `:pyobject:` it names."""
     path = (chapter.path.parent / arg).resolve()
     language = options.get("language", "")
     try:
         source = path.read_text(encoding="utf-8")
     except OSError:
-        return f"*On the chapter's page: the file `{arg}`.*\n"
+        return say(said["included"], file=arg) + "\n"
     if "pyobject" in options:
         source = _pyobject(source, options["pyobject"]) or source
     if "dedent" in options:
@@ -219,7 +214,7 @@ def _glued(role: str, content: str, chapter: Chapter, glued: Glued, site: Site) 
     name, _, spec = content.rpartition(":") if ":" in content else (content, "", "")
     data = glued.get(name, {})
     if "text/plain" not in data and "text/markdown" not in data:
-        return f"`{name}` ([on the page]({page_url(chapter, '', site)}))"
+        return say(_said(site)["on_page"], name=name, url=page_url(chapter, "", site))
     if role == "glue:md" and "text/markdown" in data:
         return data["text/markdown"]
     value = data.get("text/plain", "")
