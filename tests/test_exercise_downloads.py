@@ -137,3 +137,19 @@ def test_a_downloaded_notebooks_stubs_fail_check_where_it_was_saved(visit, tmp_p
                    for line in done.stdout.splitlines()), exercise.label
     assert done.stdout.count("not done yet") == len(found)
     assert f"0 of {len(found)} exercises pass" in done.stdout
+
+
+@pytest.mark.parametrize("language", EDITIONS)
+def test_every_exercise_has_the_number_its_page_shows(language: str) -> None:
+    """`list`, the notebooks and the checker number exercises from _toc.yml (workbook/numbering.py):
+    the same numbers sphinx-exercise gives them on the built pages."""
+    from mlx_autodiff.workbook import book_exercises
+
+    shown = words(language, "exercises")["exercise"]
+    for exercise in book_exercises(ROOT):
+        page_path = SITE / site_layout.page_path(f"book/{exercise.chapter}", language)
+        page = page_path.read_text(encoding="utf-8")
+        caption = re.search(rf'id="{re.escape(exercise.label)}">\s*<p class="admonition-title">'
+                            r'<span class="caption-number">([^<]*)</span>', page)
+        assert caption, f"{language}: no exercise {exercise.label} on its page"
+        assert caption[1].strip() == shown.format(number=exercise.number), exercise.label

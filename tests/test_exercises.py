@@ -44,6 +44,9 @@ from mlx_autodiff.exercises import (
     resolve,
     stub_message,
 )
+from mlx_autodiff.workbook.checks import check_messages, messages
+from mlx_autodiff.workbook.checks import key as message_key
+from mlx_autodiff.workbook.convention import FORK_KEY
 from mlx_autodiff.workbook.grade import Execution, grade
 from mlx_autodiff.workbook.names import bound_names, free_names
 
@@ -695,3 +698,78 @@ def test_counting_counts_calls_by_qualified_name_and_restores_the_methods() -> N
 def test_cell_source_outside_a_kernel_says_what_to_do() -> None:
     with pytest.raises(LookupError, match="run your solution cell first"):
         cell_source("moved")
+
+
+# --- the Chinese edition's copy -----------------------------------------------------------------
+
+HAN = re.compile(r"[\u4e00-\u9fff]")
+WITH_EXERCISES = [chapter for chapter in chapters(ROOT) if exercises(chapter.read(), chapter.name)]
+
+
+def prose(nb: nbformat.NotebookNode) -> list[str]:
+    """The paragraphs of a copy's markdown cells, code blocks left out."""
+    text = "\n\n".join(cell.source for cell in nb.cells if cell.cell_type == "markdown")
+    text = re.sub(r"^(`{3,}|~{3,}).*?^\1\s*$", "", text, flags=re.S | re.M)
+    return [part.strip() for part in text.split("\n\n") if re.search(r"[A-Za-z\u4e00-\u9fff]{2}", part)]
+
+
+@pytest.mark.parametrize("chapter", WITH_EXERCISES, ids=lambda chapter: chapter.name)
+def test_the_chinese_copy_is_the_chinese_chapter(chapter) -> None:
+    nb = forked_notebook(chapter, language="zh_CN")
+    paragraphs = prose(nb)
+    words_outside_code = [re.sub(r"`[^`]*`|\(http[^)]*\)", "", part) for part in paragraphs]
+    english = [part for part, words in zip(paragraphs, words_outside_code, strict=True)
+               if not HAN.search(part) and re.search(r"[A-Za-z]{3,}", words)]
+    assert len(english) <= len(paragraphs) // 20, f"English left in the Chinese copy: {english[:5]}"
+    assert nb.metadata[FORK_KEY]["language"] == "zh_CN"
+    for exercise in numbered(chapter):
+        assert f"练习 {exercise.number}" in nb.cells[0].source, exercise.label
+        stub = nb.cells[stub_index(nb, exercise.label)].source
+        assert f'raise NotImplementedError("{stub_message(exercise, "zh_CN")}")' in stub
+        assert HAN.search(stub_message(exercise, "zh_CN")) and HAN.search(stub.splitlines()[1])
+    for label in {cell.metadata.get("exercise") for cell in nb.cells} - {None}:
+        checks = [cell.source for cell in nb.cells
+                  if cell.metadata.get("exercise") == label and "check" in cell.metadata.get("tags", [])]
+        said = [text for source in checks for _, _, text in messages(source)]
+        assert said and all(HAN.search(text) for text in said), f"{label}: an English check message: {said}"
+
+
+@pytest.mark.parametrize(("chapter", "exercise"), BOOK_EXERCISES)
+def test_every_check_message_has_a_chinese_translation_with_the_same_fields(
+    chapter: str | None, exercise: object
+) -> None:
+    if isinstance(exercise, Exception):
+        raise exercise
+    import ast
+
+    def fields(literal: str) -> list[str]:
+        tree = ast.parse(f"({literal})", mode="eval").body
+        parts = tree.values if isinstance(tree, ast.JoinedStr) else []
+        return sorted(ast.unparse(part.value) for part in parts if isinstance(part, ast.FormattedValue))
+
+    table = check_messages("zh_CN").get(exercise.label, {})
+    source = resolve(chapter, ROOT).read()
+    for index in exercise.check_cells:
+        for _, _, text in messages(source.cells[index].source):
+            assert message_key(text) in table, (
+                f"{exercise.label}: no Chinese for the check message {text}: add it to "
+                "mlx_autodiff/words/checks/zh_CN.json"
+            )
+            assert fields(table[message_key(text)]) == fields(text), text
+    written = {message_key(text) for index in exercise.check_cells
+               for _, _, text in messages(source.cells[index].source)}
+    assert set(table) <= written, f"{exercise.label}: translations of messages the check no longer has"
+
+
+@pytest.mark.slow
+def test_a_chinese_copy_is_graded_in_chinese(tmp_path: Path) -> None:
+    chapter = resolve("03", ROOT)
+    nb = forked_notebook(chapter, language="zh_CN")
+    nb.cells[stub_index(nb, "ex-03-repair")].source = WRONG["ex-03-repair"][0].source
+    report = check(nb, "03-not-a-leaf.ipynb", tmp_path, timeout=300)
+    lines = report.lines()
+    first, second = numbered(chapter)
+    assert lines[0].startswith(f"未通过  练习 {first.number}  {first.label}") and "还没做" in lines[0]
+    assert lines[1].startswith(f"未通过  练习 {second.number}  {second.label}")
+    assert HAN.search(lines[1].split("\n", 1)[1]), f"the wrong answer's reason is not Chinese: {lines[1]}"
+    assert lines[-1] == "03-not-a-leaf.ipynb：2 道练习中 0 道通过"

@@ -26,7 +26,8 @@ import nbformat
 from ..site_layout import base_url, repository_url
 from ..words import say, words
 from .chapters import Chapter
-from .convention import FORK_KEY, LABEL_KEY, SOLUTION, Directive, Exercise, directives, tags
+from .checks import translated_check
+from .convention import CHECK, FORK_KEY, LABEL_KEY, SOLUTION, Directive, Exercise, directives, tags
 from .errors import ForkExistsError, NoExercisesError
 from .markdown import Site, glued_values, page_url, plain
 from .names import bound_names, free_names
@@ -86,7 +87,10 @@ def forked_notebook(
         elif index in owner and SOLUTION in tags(cell):
             cells.append(_stub(owner[index], cell, nb, language))
         elif inside is None and cell.cell_type == "code":
-            kept = nbformat.v4.new_code_cell(cell.source, metadata=dict(cell.metadata))
+            source = cell.source
+            if index in owner and CHECK in tags(cell):
+                source = translated_check(source, owner[index].label, language)
+            kept = nbformat.v4.new_code_cell(source, metadata=dict(cell.metadata))
             if index in owner:
                 kept.metadata[LABEL_KEY] = owner[index].label
             cells.append(kept)
