@@ -773,3 +773,47 @@ def test_a_chinese_copy_is_graded_in_chinese(tmp_path: Path) -> None:
     assert lines[1].startswith(f"未通过  练习 {second.number}  {second.label}")
     assert HAN.search(lines[1].split("\n", 1)[1]), f"the wrong answer's reason is not Chinese: {lines[1]}"
     assert lines[-1] == "03-not-a-leaf.ipynb：2 道练习中 0 道通过"
+
+
+@pytest.mark.slow
+def test_pip_install_of_the_repository_gives_a_checker_that_grades_a_notebook_anywhere(
+    tmp_path: Path,
+) -> None:
+    """What a reader with only a downloaded notebook does: `pip install` the repository into a fresh
+    environment, then run the command the notebook prints in the notebook's folder. Offline here:
+    the environment borrows this one's packages (`--no-deps`; test_the_pip_extra_holds_what_the_
+    grader_imports checks the extra names them), but the engine is the installed copy, not a clone."""
+    import subprocess
+    import sysconfig
+    import venv
+
+    source = tmp_path / "repository"
+    source.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, source / name)
+    shutil.copytree(ROOT / "mlx_autodiff", source / "mlx_autodiff",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    environment = tmp_path / "env"
+    venv.EnvBuilder(with_pip=False).create(environment)
+    python = environment / "bin" / "python"
+    site = Path(subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+                               capture_output=True, text=True, check=True).stdout.strip())
+    # a path only, so this environment's .pth files (its editable install of the engine) do not run
+    (site / "borrowed.pth").write_text(sysconfig.get_path("purelib") + "\n")
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+    installed = subprocess.run([python, "-m", "pip", "install", "--quiet", "--no-deps",
+                                "--no-build-isolation", str(source)],
+                               capture_output=True, text=True, env=env, timeout=300)
+    assert installed.returncode == 0, installed.stderr
+    folder = tmp_path / "Downloads"
+    notebook = fork(resolve("90", FIXTURE_BOOK), folder / "90-fixture.ipynb").path
+    header = nbformat.read(notebook, as_version=4).cells[0].source
+    command = shlex.split(re.search(r"```sh\n(.+)\n```", header)[1])
+    assert command[0] == GRADER
+    where = subprocess.run([python, "-c", "import mlx_autodiff; print(mlx_autodiff.__file__)"],
+                           capture_output=True, text=True, env=env, cwd=folder, check=True).stdout
+    assert where.startswith(str(site)), f"the engine came from {where}, not the installed copy"
+    done = subprocess.run([str(environment / "bin" / command[0]), *command[1:]], capture_output=True,
+                          text=True, env=env, cwd=folder, timeout=300)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "FAIL  Exercise 1  ex-90-requirements" in done.stdout and "0 of 2 exercises pass" in done.stdout

@@ -29,9 +29,11 @@ from . import (
     check_command,
     default_output,
     fork,
+    numbered,
     read_notebook,
     resolve,
 )
+from .convention import FORK_KEY
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -112,6 +114,10 @@ def _check(args: argparse.Namespace) -> int:
         chapter = resolve(args.target, args.book)
         if args.solutions:
             name, nb, workdir = chapter.source, chapter.read(), chapter.path.parent
+            nb.metadata[FORK_KEY] = {"exercises": [  # the numbers the page shows, as a copy has them
+                {"label": ex.label, "title": ex.title, "number": ex.number, "graded": ex.graded}
+                for ex in numbered(chapter)
+            ]}
         else:
             copy = default_output(chapter)
             if not copy.exists():
