@@ -71,6 +71,8 @@ def test_each_editions_words_have_the_one_placeholder() -> None:
         said = words(language, "download")
         fields = {name for _, name, _, _ in string.Formatter().parse(said["save"]) if name}
         assert fields == {"command"} and said["link"] and said["what"], language
+    chinese = download_html("book/03-not-a-leaf", WITH_EXERCISES[0], "zh_CN")
+    assert "。 " not in chinese and "英文的" not in chinese, "Chinese needs no space after 。"
     with pytest.raises(NoWordsError, match=r"'fr'.*words/fr\.json"):
         download_html("book/03-not-a-leaf", WITH_EXERCISES[0], "fr")
 

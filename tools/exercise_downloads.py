@@ -53,7 +53,7 @@ def download_html(docname: str, chapter: Chapter, language: str | None = "en") -
         '<p class="exercise-download">'
         f'<a class="reference download" href="{escape(href)}" download="{escape(file)}">'
         f"{escape(said['link'])}</a>"
-        f"{said['colon']}{escape(said['what'])} "
+        f"{said['colon']}{escape(said['what'])}"  # "save" starts with the space English wants
         + say(escape(said["save"]), command=code.format(escape(command)))
         + "</p>"
     )
