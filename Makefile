@@ -47,10 +47,10 @@ build-book: setup
 book: build-book serve
 
 # Search and links need http://, not file://; the server only listens on this machine.
-# The site's root opens the English edition (/en/); the Chinese one is /zh_CN/.
+# The site's root opens the English edition; mlx_autodiff/site_layout.py knows the URLs and prints them.
 serve:
 	@test -f _build/html/index.html || { echo "No built book in _build/html: run 'make build-book' first."; exit 1; }
-	@echo "Serving the book on http://127.0.0.1:$(PORT) (English: /en/, 中文: /zh_CN/; Ctrl-C to stop)"
+	@$(PY) -m mlx_autodiff.site_layout --port $(PORT) _build/html
 	$(PY) -m http.server $(PORT) --bind 127.0.0.1 --directory _build/html
 
 # The book and, beside it, a Jupyter server on this machine for its live cells ("Run live" on a page).
@@ -76,7 +76,7 @@ measure-setup: setup
 	$(PY) -m tools.measure_setup --json book/_data/setup.json
 
 exercise: setup
-	$(PY) -m mlx_autodiff.exercises fork $(CH)
+	$(PY) -m mlx_autodiff.exercises get $(CH)
 
 # After an English edit: extract the text again and update locale/zh_CN's catalogs (changed entries turn
 # fuzzy, new ones are empty); then translate those, and `make test` passes again (tools/catalogs.py).

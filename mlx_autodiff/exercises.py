@@ -1,11 +1,14 @@
-"""Exercises: fork a chapter into a notebook the reader owns, and grade it offline.
+"""Exercises: get a chapter as a notebook the reader owns, and grade it offline.
 
 The exercises live only in the chapters (the convention: `workbook/convention.py`);
-everything else is derived from them:
+everything else is derived from them. With the book's environment active
+(`source .venv/bin/activate`; pyproject.toml installs the command):
 
-    .venv/bin/python -m mlx_autodiff.exercises list          # every exercise in the book
-    .venv/bin/python -m mlx_autodiff.exercises fork 04       # -> exercises/04-step-0.ipynb, solutions stubbed
-    .venv/bin/python -m mlx_autodiff.exercises check 04      # PASS / FAIL per exercise, in a fresh kernel
+    mlx-autodiff-exercises list                                 # every exercise, "Exercise 4.1" first
+    mlx-autodiff-exercises get 04                               # exercises/04-step-0.ipynb, solutions stubbed
+    mlx-autodiff-exercises check exercises/04-step-0.ipynb      # PASS / FAIL per exercise, a fresh kernel
+
+`get` was called `fork` (still an alias); `python -m mlx_autodiff.exercises` is the same command.
 
 The parts live in `mlx_autodiff/workbook/`; this module is their public face.
 """

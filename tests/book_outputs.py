@@ -34,13 +34,15 @@ import nbformat
 import pytest
 import yaml
 
+from mlx_autodiff import site_layout
 from tools.book_languages import LANGUAGES
 from tools.build_book import SUMMARY
 
 ROOT = Path(__file__).resolve().parents[1]
 SITE = ROOT / "_build" / "html"
-"""The site `make book` serves: `index.html` and one folder per edition (`en/`, `zh_CN/`)."""
-HTML = SITE / "en"
+"""The site `make book` serves: `index.html` and one folder per edition (`en/`, `zh_CN/`), laid out
+as mlx_autodiff/site_layout.py says."""
+HTML = SITE / site_layout.in_edition("", "en")
 """The English edition."""
 EDITIONS = list(LANGUAGES)
 """Every edition's language, English first (tools/book_languages.py)."""
@@ -91,7 +93,8 @@ def toc_pages() -> list[str]:
 def edition_pages() -> list[str]:
     """Every page of every edition, as its path in the site without `.html`: "en/book/index", ...,
     "zh_CN/book/index", ... (the browser tests open each)."""
-    return [f"{language}/{page}" for language in EDITIONS for page in toc_pages()]
+    return [site_layout.page_path(page, language).removesuffix(".html")
+            for language in EDITIONS for page in toc_pages()]
 
 
 def split_edition(page: str) -> tuple[str, str]:

@@ -20,6 +20,7 @@ from urllib.parse import urljoin
 import pytest
 from book_outputs import ROOT, SITE
 
+from mlx_autodiff import site_layout
 from tools.chromium import ChromiumNotFound, find_chromium, skip_reason
 
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -121,7 +122,8 @@ def visit(browser, server) -> Iterator:
 
     def open_page(path: str, width: int = WIDE, language: str | None = "en") -> Visit:
         inside = language and not re.match(r"[a-z]+://", path)  # a full URL is opened as it is
-        visits.append(Visit(browser, server, f"{language}/{path}" if inside else path, width))
+        where = site_layout.in_edition(path, language) if inside else path
+        visits.append(Visit(browser, server, where, width))
         return visits[-1]
 
     yield open_page

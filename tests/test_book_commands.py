@@ -7,14 +7,18 @@ import html
 import importlib.util
 import re
 import subprocess
+import sys
 
 import pytest
 from book_outputs import HTML, ROOT, book_build, toc_pages  # noqa: F401 (book_build is a fixture)
+
+from mlx_autodiff.exercises import GRADER
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("book_build")]
 
 BARE_PYTHON = re.compile(r"(?<![\w./-])python3?\s+-m\s")
 VENV_MODULE = re.compile(r"\.venv/bin/python\s+-m\s+(?P<module>[\w.]+)(?P<arguments>[^\n#]*)")
+EXERCISE_TOOL = re.compile(re.escape(GRADER) + r"\s+(?P<verb>[\w-]+)")
 
 
 def page_text(docname: str) -> str:
@@ -34,14 +38,25 @@ def test_no_page_tells_the_reader_to_run_a_bare_python() -> None:
 
 def test_every_venv_command_the_book_prints_names_a_module_there_is() -> None:
     printed = {hit["module"] for docname in toc_pages() for hit in VENV_MODULE.finditer(page_text(docname))}
-    assert {"mlx_autodiff.exercises", "tools.build_book"} <= printed, printed
+    assert {"tools.build_book"} <= printed, printed
     missing = [module for module in printed if importlib.util.find_spec(module) is None]
     assert not missing, f"the book prints `.venv/bin/python -m` for modules that do not exist: {missing}"
 
 
 def test_the_printed_exercise_listing_runs_from_the_repository_root() -> None:
-    command = ".venv/bin/python -m mlx_autodiff.exercises list"
+    command = f"{GRADER} list"
     assert command in page_text("book/index") and command in page_text("book/a2-on-your-mac")
-    listed = subprocess.run(command.split(), cwd=ROOT, capture_output=True, text=True, timeout=300)
+    # the installed command is `python -m mlx_autodiff.exercises` (pyproject.toml's [project.scripts])
+    listed = subprocess.run([sys.executable, "-m", "mlx_autodiff.exercises", "list"], cwd=ROOT,
+                            capture_output=True, text=True, timeout=300)
     assert listed.returncode == 0, listed.stderr
-    assert "04" in listed.stdout
+    assert "Exercise 4.1" in listed.stdout
+
+
+def test_the_book_prints_one_set_of_exercise_commands() -> None:
+    """Every page says `mlx-autodiff-exercises get` and `check`, never the old `fork` verb or a
+    `python -m` form of the tool."""
+    verbs = {hit["verb"] for docname in toc_pages() for hit in EXERCISE_TOOL.finditer(page_text(docname))}
+    assert {"get", "check", "list"} == verbs, verbs
+    for docname in toc_pages():
+        assert "-m mlx_autodiff.exercises" not in page_text(docname), docname

@@ -20,10 +20,10 @@ import nbformat
 import pytest
 from wrong_answers import RIGHT, WRONG, Answer
 
-from mlx_autodiff import Device, LinearConfig
+from mlx_autodiff import Device, LinearConfig, site_layout
 from mlx_autodiff.exercises import (
+    GRADER,
     ROOT,
-    SITE,
     ExerciseFormatError,
     ForkExistsError,
     NoExercisesError,
@@ -39,14 +39,20 @@ from mlx_autodiff.exercises import (
     fork,
     forked_notebook,
     main,
+    numbered,
     reaches,
     resolve,
     stub_message,
 )
+from mlx_autodiff.workbook.checks import check_messages, messages
+from mlx_autodiff.workbook.checks import key as message_key
+from mlx_autodiff.workbook.convention import FORK_KEY
 from mlx_autodiff.workbook.grade import Execution, grade
 from mlx_autodiff.workbook.names import bound_names, free_names
 
 FIXTURE_BOOK = Path(__file__).resolve().parent / "fixtures" / "exercise-book"
+SITE = site_layout.LOCAL.rstrip("/")
+"""Where a fork's links lead when no published base URL is set: the site `make book` serves."""
 LABELS = ["ex-90-requirements", "ex-90-fork-fix"]
 REQUIREMENTS, FORK_FIX = LABELS
 
@@ -115,12 +121,12 @@ def test_a_directive_inside_a_code_fence_is_not_an_exercise() -> None:
     assert exercises(nb, "00") == []
 
 
-def test_list_prints_chapter_label_and_title(book: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_list_prints_number_label_and_title(book: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["list", "--book", str(book)]) == 0
     lines = capsys.readouterr().out.splitlines()
-    assert [line.split() for line in lines] == [
-        ["90-fixture", REQUIREMENTS, *"What does to_device make of a leaf?".split()],
-        ["90-fixture", FORK_FIX, *"Make this model train by changing one call".split()],
+    assert [line.split() for line in lines] == [  # an unnumbered chapter counts from 1, as Sphinx does
+        ["Exercise", "1", REQUIREMENTS, *"What does to_device make of a leaf?".split()],
+        ["Exercise", "2", FORK_FIX, *"Make this model train by changing one call".split()],
     ]
 
 
@@ -133,10 +139,11 @@ def test_fork_stubs_each_solution_and_keeps_each_check(book: Path) -> None:
     nb = forked_notebook(chapter)
     nbformat.validate(nb)
     assert nb.metadata.kernelspec.name == "python3"
+    found = {ex.label: ex for ex in numbered(chapter)}
     for label, defines in [(REQUIREMENTS, "`requirements`"), (FORK_FIX, "`model`")]:
         stub = nb.cells[stub_index(nb, label)]
         assert stub.metadata.tags == ["solution"]
-        assert f'raise NotImplementedError("{stub_message(label)}")' in stub.source
+        assert f'raise NotImplementedError("{stub_message(found[label])}")' in stub.source
         assert defines in stub.source.splitlines()[1], "the comment says what to define"
     sources = [cell.source for cell in nb.cells]
     for ex in exercises(source, chapter.name):
@@ -164,8 +171,8 @@ def test_fork_links_point_at_the_served_book_from_any_folder(book: Path, tmp_pat
     path = tmp_path / "elsewhere" / "mine.ipynb" if where == "outside" else book / where
     text = markdown_of(forked_notebook(resolve("90", book), path))
     links = re.findall(r"\]\(([^)]+)\)", text)
-    assert f"[index]({SITE}/book/index.html)" in text
-    assert f"({SITE}/book/index.html#why-it-exists)" in text, "an anchor stays on the link"
+    assert f"[index]({SITE}/en/book/index.html)" in text
+    assert f"({SITE}/en/book/index.html#why-it-exists)" in text, "an anchor stays on the link"
     assert links and all(link.startswith(f"{SITE}/") for link in links), links
     assert str(tmp_path) not in text.replace(str(path), ""), "no machine path in the fork's text"
 
@@ -174,7 +181,7 @@ def test_fork_renders_myst_roles_and_directives_as_plain_markdown(book: Path) ->
     text = markdown_of(forked_notebook(resolve("90", book)))
     assert not re.search(r"\{[a-z:-]+\}`", text), "no raw MyST role is left"
     assert "```{" not in text and ":::" not in text, "no raw MyST directive is left"
-    page = f"{SITE}/book/90-fixture.html"
+    page = f"{SITE}/en/book/90-fixture.html"
     assert f"`fixture_answer` ([on the page]({page}))" in text, (
         "without a built book, the role says where the value is"
     )
@@ -208,13 +215,41 @@ def test_the_header_prints_the_command_that_grades_this_very_file(
         "outside": tmp_path / "elsewhere" / "mine.ipynb",
     }[where]
     header = forked_notebook(resolve("90", book), path).cells[0].source
-    shown = {
-        "default": "exercises/90-fixture.ipynb",
-        "inside": "'work/try 2.ipynb'",
-        "outside": str(path),
-    }[where]
-    assert f"\n.venv/bin/python -m mlx_autodiff.exercises check {shown}\n" in header
+    shown = {"default": "90-fixture.ipynb", "inside": "'try 2.ipynb'", "outside": "mine.ipynb"}[where]
+    assert f"\n{GRADER} check {shown}\n" in header, "run where the file is: no folder of the book in it"
     assert "collapsed dropdown" in header and "not in your copy" not in header
+    assert str(tmp_path) not in header
+
+
+def test_the_header_says_how_to_get_the_engine_with_only_the_notebook(
+    book: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    header = forked_notebook(resolve("90", book)).cells[0].source
+    assert "make setup" in header and "source .venv/bin/activate" in header
+    assert '`pip install "mlx-autodiff[exercises] @ git+<the repository\'s URL>"`' in header
+    monkeypatch.setenv(site_layout.REPOSITORY_VARIABLE, "https://github.com/someone/to_device-seen")
+    header = forked_notebook(resolve("90", book)).cells[0].source
+    assert "[the book's repository](https://github.com/someone/to_device-seen)" in header
+    assert "git+https://github.com/someone/to_device-seen" in header
+
+
+def test_the_pip_extra_holds_what_the_grader_imports() -> None:
+    """`pip install mlx-autodiff[exercises]` must bring every package `check` imports, and the
+    command the notebooks print must be the one pyproject.toml installs."""
+    import tomllib
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf8"))["project"]
+    assert project["scripts"][GRADER] == "mlx_autodiff.exercises:main"
+    declared = {re.split(r"[<>=!~ ;\[]", line, maxsplit=1)[0].lower()
+                for line in project["dependencies"] + project["optional-dependencies"]["exercises"]}
+    assert {"nbformat", "nbclient", "ipykernel", "jupytext", "pyyaml", "mlx"} <= declared
+
+
+@pytest.mark.parametrize("verb", ["get", "fork"])
+def test_get_is_the_verb_and_fork_an_alias(book: Path, verb: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([verb, "90", "--book", str(book)]) == 0
+    assert (book / "exercises" / "90-fixture.ipynb").exists()
+    assert f"To grade it: {GRADER} check " in capsys.readouterr().out
 
 
 def test_no_bare_python_in_a_fork_or_the_tools_messages(
@@ -222,10 +257,10 @@ def test_no_bare_python_in_a_fork_or_the_tools_messages(
 ) -> None:
     text = "\n".join(cell.source for cell in forked_notebook(resolve("90", book)).cells)
     assert main(["check", "90", "--book", str(book)]) == 2
-    assert main(["fork", "90", "--book", str(book)]) == 0
+    assert main(["get", "90", "--book", str(book)]) == 0
     captured = capsys.readouterr()
     said = text + captured.err + captured.out
-    assert "python -m" in said
+    assert f"{GRADER} check" in said and f"{GRADER} get" in said
     assert not re.search(r"(?<!\.venv/bin/)python3? -m", said), "a stock Mac has no bare python"
 
 
@@ -234,20 +269,20 @@ def test_the_command_in_the_header_grades_a_copy_written_anywhere(
     book: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     path = tmp_path / "elsewhere" / "mine.ipynb"
-    assert main(["fork", "90", "--output", str(path), "--book", str(book)]) == 0
+    assert main(["get", "90", "--output", str(path), "--book", str(book)]) == 0
     header = nbformat.read(path, as_version=4).cells[0].source
     command = re.search(r"```sh\n(.+)\n```", header)[1]
     program, *argv = shlex.split(command)
-    assert program == ".venv/bin/python" and argv[:3] == ["-m", "mlx_autodiff.exercises", "check"]
-    monkeypatch.chdir(book)
+    assert program == GRADER and argv[0] == "check"
+    monkeypatch.chdir(path.parent)  # where the reader saved it, far from the book
     capsys.readouterr()
-    assert main(argv[2:]) == 1
+    assert main(argv) == 1
     out = capsys.readouterr().out
-    assert "FAIL  ex-90-requirements" in out and "not done yet" in out and "no copy" not in out
+    assert "FAIL  Exercise 1  ex-90-requirements" in out and "not done yet" in out and "no copy" not in out
 
 
 def test_fork_writes_the_copy_under_exercises(book: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["fork", "90", "--book", str(book)]) == 0
+    assert main(["get", "90", "--book", str(book)]) == 0
     path = book / "exercises" / "90-fixture.ipynb"
     assert nbformat.read(path, as_version=4).cells == forked_notebook(resolve("90", book)).cells
     assert str(path) in capsys.readouterr().out
@@ -264,7 +299,7 @@ def test_forking_again_never_overwrites_edits(book: Path, capsys: pytest.Capture
     before = path.read_bytes()
     with pytest.raises(ForkExistsError, match="--force"):
         fork(resolve("90", book))
-    assert main(["fork", "90", "--book", str(book)]) == 2
+    assert main(["get", "90", "--book", str(book)]) == 2
     error = capsys.readouterr().err
     assert error.count("\n") == 1 and "Traceback" not in error and "--output" in error
     assert path.read_bytes() == before
@@ -274,7 +309,7 @@ def test_forking_again_never_overwrites_edits(book: Path, capsys: pytest.Capture
 def test_force_keeps_a_timestamped_backup_of_the_edits(book: Path) -> None:
     path = edited_copy(fork(resolve("90", book)).path, {FORK_FIX: "model = 'my work'"})
     edited = path.read_bytes()
-    assert main(["fork", "90", "--force", "--book", str(book)]) == 0
+    assert main(["get", "90", "--force", "--book", str(book)]) == 0
     backups = [p for p in path.parent.iterdir() if p != path]
     assert len(backups) == 1 and backups[0].name.startswith("90-fixture.2")
     assert backups[0].read_bytes() == edited
@@ -285,7 +320,7 @@ def test_output_writes_a_second_copy_beside_the_edited_one(book: Path) -> None:
     path = edited_copy(fork(resolve("90", book)).path, {FORK_FIX: "model = 'my work'"})
     edited = path.read_bytes()
     other = book / "exercises" / "fresh.ipynb"
-    assert main(["fork", "90", "--output", str(other), "--book", str(book)]) == 0
+    assert main(["get", "90", "--output", str(other), "--book", str(book)]) == 0
     assert path.read_bytes() == edited and other.exists()
 
 
@@ -293,8 +328,8 @@ def test_misuse_is_one_line_and_status_2(book: Path, capsys: pytest.CaptureFixtu
     not_a_notebook = book / "notes.txt"
     not_a_notebook.write_text("hello")
     cases = {
-        ("fork", "77"): "no chapter '77'",
-        ("fork", "index"): "no exercises",
+        ("get", "77"): "no chapter '77'",
+        ("get", "index"): "no exercises",
         ("check", str(not_a_notebook)): "not a notebook",
         ("check", "90"): "no copy of chapter 90-fixture yet",
     }
@@ -373,7 +408,7 @@ def test_a_hang_is_a_failure_after_the_time_limit_and_the_kernel_is_killed(
     before = _children()
     assert main(["check", str(path), "--timeout", "3", "--book", str(book)]) == 1
     out = capsys.readouterr().out
-    assert "FAIL  ex-90-requirements" in out and "timed out after 3 s" in out
+    assert "FAIL  Exercise 1  ex-90-requirements" in out and "timed out after 3 s" in out
     assert "timed out after 3 s before this cell ran" in out, "the cells after the hang did not run"
     if Path("/proc/self/stat").exists():
         assert _children() <= before, "the kernel process must not outlive the check"
@@ -478,7 +513,7 @@ def answered_fork(chapter: str) -> nbformat.NotebookNode:
 def set_up_cells(nb: nbformat.NotebookNode, label: str) -> list[nbformat.NotebookNode]:
     """The code cells between an exercise's text and its stub: what each try must run afresh."""
     start = next(
-        i for i, c in enumerate(nb.cells) if c.cell_type == "markdown" and f"**Exercise `{label}`" in c.source
+        i for i, c in enumerate(nb.cells) if c.cell_type == "markdown" and f"** (`{label}`)" in c.source
     )
     stub = stub_index(nb, label)
     return [c for c in nb.cells[start:stub] if c.cell_type == "code"]
@@ -663,3 +698,122 @@ def test_counting_counts_calls_by_qualified_name_and_restores_the_methods() -> N
 def test_cell_source_outside_a_kernel_says_what_to_do() -> None:
     with pytest.raises(LookupError, match="run your solution cell first"):
         cell_source("moved")
+
+
+# --- the Chinese edition's copy -----------------------------------------------------------------
+
+HAN = re.compile(r"[\u4e00-\u9fff]")
+WITH_EXERCISES = [chapter for chapter in chapters(ROOT) if exercises(chapter.read(), chapter.name)]
+
+
+def prose(nb: nbformat.NotebookNode) -> list[str]:
+    """The paragraphs of a copy's markdown cells, code blocks left out."""
+    text = "\n\n".join(cell.source for cell in nb.cells if cell.cell_type == "markdown")
+    text = re.sub(r"^(`{3,}|~{3,}).*?^\1\s*$", "", text, flags=re.S | re.M)
+    return [part.strip() for part in text.split("\n\n") if re.search(r"[A-Za-z\u4e00-\u9fff]{2}", part)]
+
+
+@pytest.mark.parametrize("chapter", WITH_EXERCISES, ids=lambda chapter: chapter.name)
+def test_the_chinese_copy_is_the_chinese_chapter(chapter) -> None:
+    nb = forked_notebook(chapter, language="zh_CN")
+    paragraphs = prose(nb)
+    words_outside_code = [re.sub(r"`[^`]*`|\(http[^)]*\)", "", part) for part in paragraphs]
+    english = [part for part, words in zip(paragraphs, words_outside_code, strict=True)
+               if not HAN.search(part) and re.search(r"[A-Za-z]{3,}", words)]
+    assert len(english) <= len(paragraphs) // 20, f"English left in the Chinese copy: {english[:5]}"
+    assert nb.metadata[FORK_KEY]["language"] == "zh_CN"
+    for exercise in numbered(chapter):
+        assert f"练习 {exercise.number}" in nb.cells[0].source, exercise.label
+        stub = nb.cells[stub_index(nb, exercise.label)].source
+        assert f'raise NotImplementedError("{stub_message(exercise, "zh_CN")}")' in stub
+        assert HAN.search(stub_message(exercise, "zh_CN")) and HAN.search(stub.splitlines()[1])
+    for label in {cell.metadata.get("exercise") for cell in nb.cells} - {None}:
+        checks = [cell.source for cell in nb.cells
+                  if cell.metadata.get("exercise") == label and "check" in cell.metadata.get("tags", [])]
+        said = [text for source in checks for _, _, text in messages(source)]
+        assert said and all(HAN.search(text) for text in said), f"{label}: an English check message: {said}"
+
+
+@pytest.mark.parametrize(("chapter", "exercise"), BOOK_EXERCISES)
+def test_every_check_message_has_a_chinese_translation_with_the_same_fields(
+    chapter: str | None, exercise: object
+) -> None:
+    if isinstance(exercise, Exception):
+        raise exercise
+    import ast
+
+    def fields(literal: str) -> list[str]:
+        tree = ast.parse(f"({literal})", mode="eval").body
+        parts = tree.values if isinstance(tree, ast.JoinedStr) else []
+        return sorted(ast.unparse(part.value) for part in parts if isinstance(part, ast.FormattedValue))
+
+    table = check_messages("zh_CN").get(exercise.label, {})
+    source = resolve(chapter, ROOT).read()
+    for index in exercise.check_cells:
+        for _, _, text in messages(source.cells[index].source):
+            assert message_key(text) in table, (
+                f"{exercise.label}: no Chinese for the check message {text}: add it to "
+                "mlx_autodiff/words/checks/zh_CN.json"
+            )
+            assert fields(table[message_key(text)]) == fields(text), text
+    written = {message_key(text) for index in exercise.check_cells
+               for _, _, text in messages(source.cells[index].source)}
+    assert set(table) <= written, f"{exercise.label}: translations of messages the check no longer has"
+
+
+@pytest.mark.slow
+def test_a_chinese_copy_is_graded_in_chinese(tmp_path: Path) -> None:
+    chapter = resolve("03", ROOT)
+    nb = forked_notebook(chapter, language="zh_CN")
+    nb.cells[stub_index(nb, "ex-03-repair")].source = WRONG["ex-03-repair"][0].source
+    report = check(nb, "03-not-a-leaf.ipynb", tmp_path, timeout=300)
+    lines = report.lines()
+    first, second = numbered(chapter)
+    assert lines[0].startswith(f"未通过  练习 {first.number}  {first.label}") and "还没做" in lines[0]
+    assert lines[1].startswith(f"未通过  练习 {second.number}  {second.label}")
+    assert HAN.search(lines[1].split("\n", 1)[1]), f"the wrong answer's reason is not Chinese: {lines[1]}"
+    assert lines[-1] == "03-not-a-leaf.ipynb：2 道练习中 0 道通过"
+
+
+@pytest.mark.slow
+def test_pip_install_of_the_repository_gives_a_checker_that_grades_a_notebook_anywhere(
+    tmp_path: Path,
+) -> None:
+    """What a reader with only a downloaded notebook does: `pip install` the repository into a fresh
+    environment, then run the command the notebook prints in the notebook's folder. Offline here:
+    the environment borrows this one's packages (`--no-deps`; test_the_pip_extra_holds_what_the_
+    grader_imports checks the extra names them), but the engine is the installed copy, not a clone."""
+    import subprocess
+    import sysconfig
+    import venv
+
+    source = tmp_path / "repository"
+    source.mkdir()
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, source / name)
+    shutil.copytree(ROOT / "mlx_autodiff", source / "mlx_autodiff",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    environment = tmp_path / "env"
+    venv.EnvBuilder(with_pip=False).create(environment)
+    python = environment / "bin" / "python"
+    site = Path(subprocess.run([python, "-c", "import sysconfig; print(sysconfig.get_path('purelib'))"],
+                               capture_output=True, text=True, check=True).stdout.strip())
+    # a path only, so this environment's .pth files (its editable install of the engine) do not run
+    (site / "borrowed.pth").write_text(sysconfig.get_path("purelib") + "\n")
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+    installed = subprocess.run([python, "-m", "pip", "install", "--quiet", "--no-deps",
+                                "--no-build-isolation", str(source)],
+                               capture_output=True, text=True, env=env, timeout=300)
+    assert installed.returncode == 0, installed.stderr
+    folder = tmp_path / "Downloads"
+    notebook = fork(resolve("90", FIXTURE_BOOK), folder / "90-fixture.ipynb").path
+    header = nbformat.read(notebook, as_version=4).cells[0].source
+    command = shlex.split(re.search(r"```sh\n(.+)\n```", header)[1])
+    assert command[0] == GRADER
+    where = subprocess.run([python, "-c", "import mlx_autodiff; print(mlx_autodiff.__file__)"],
+                           capture_output=True, text=True, env=env, cwd=folder, check=True).stdout
+    assert where.startswith(str(site)), f"the engine came from {where}, not the installed copy"
+    done = subprocess.run([str(environment / "bin" / command[0]), *command[1:]], capture_output=True,
+                          text=True, env=env, cwd=folder, timeout=300)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "FAIL  Exercise 1  ex-90-requirements" in done.stdout and "0 of 2 exercises pass" in done.stdout

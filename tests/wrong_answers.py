@@ -203,6 +203,13 @@ WRONG: dict[str, list[Answer]] = {
             "returns the node, not its id",
             "return the node's id, a number",
         ),
+        Answer(
+            "def predict_failing_node(model):\n"
+            "    return max(param.val().node.id for param in model.params())\n",
+            "the largest parameter node id: the bias's for a Linear moved at once, but not the rule (the walk"
+            " is last in, first out)",
+            "a Linear whose weight was moved after its bias: predicted NodeId(",
+        ),
     ],
     "ex-05-combine": [
         Answer(
@@ -528,6 +535,15 @@ WRONG: dict[str, list[Answer]] = {
             "    return grads\n",
             "a message that guesses the cause but does not say what is wrong (the counts)",
             "the message should say how many gradients it got (0) and expected (2)",
+        ),
+        Answer(
+            "def guarded_backward(loss, model):\n"
+            "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
+            "    if len(grads) != model.num_param_tensors():\n"
+            "        raise RuntimeError('got 0 gradients, expected 2')\n"
+            "    return grads\n",
+            "the right check, but a message with the counts of one case typed in, not the real ones",
+            "for a model that gets 1 of its 2 gradients, the message should say 1 and 2",
         ),
         Answer(
             "import mlx_autodiff.guard as guard\n\n"

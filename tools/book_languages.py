@@ -76,6 +76,7 @@ from sphinx_exercise.nodes import exercise_subtitle
 from sphinx_external_toc.events import InsertToctrees
 
 from mlx_autodiff.editions import pick
+from mlx_autodiff.site_layout import page_path, relative, url
 from mlx_autodiff.words import words
 
 SWITCHER = "language-switcher.html"
@@ -129,14 +130,20 @@ def other_languages(app: Sphinx) -> list[Language]:
 
 def link_languages(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any],
                    doctree: Any) -> None:
-    """`language_links` for the template: the same page in each other language of the site."""
-    up = "../" * (pagename.count("/") + 1)  # from this page to the site's root, above the language folders
-    target = app.builder.get_target_uri(pagename)
-    links = [{"href": f"{up}{language.code}/{target}", "tag": language.tag, "name": language.name}
-             for language in other_languages(app)]
+    """`language_links` for the template: the same page in each other language of the site.
+
+    The switcher's links are relative (they work under any path prefix); the head's alternates are
+    absolute when the site has a published base URL (`html.baseurl`, tools/sphinx_build.py)."""
+    here = page_path(pagename, app.config.language or "en")
+    base = app.config.book_site_baseurl
+    links, alternates = [], []
+    for language in other_languages(app):
+        there = page_path(pagename, language.code)
+        links.append({"href": relative(here, there), "tag": language.tag, "name": language.name})
+        alternates.append((language.tag, url(there, base) if base else relative(here, there)))
     context["language_links"] = links
     context["metatags"] = context.get("metatags", "") + "".join(
-        f'\n<link rel="alternate" hreflang="{link["tag"]}" href="{link["href"]}" />' for link in links)
+        f'\n<link rel="alternate" hreflang="{tag}" href="{href}" />' for tag, href in alternates)
     context["metatags"] += page_words(app.config.language)
 
 
@@ -254,6 +261,7 @@ class TranslateTocCaptions(SphinxTransform):
 def setup(app: Sphinx) -> dict[str, Any]:
     app.add_config_value("book_languages", [], "html", types=[list])
     app.add_config_value("book_executed_folder", "", "env", types=[str])
+    app.add_config_value("book_site_baseurl", "", "html", types=[str])  # the site's, above the editions
     app.setup_extension("myst_nb")
     app.setup_extension("sphinx_exercise")
     app.add_source_parser(Parser, override=True)

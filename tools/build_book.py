@@ -46,6 +46,7 @@ import nbformat
 import yaml
 from myst_nb.core.read import read_myst_markdown_notebook
 
+from mlx_autodiff.site_layout import ROOT_PAGE, page_path
 from tools.book_languages import LANGUAGES
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -249,14 +250,14 @@ def _build_language(language: str, site: list[str], root: Path) -> tuple[int, st
 def root_page(title: str, root_doc: str, site: list[str]) -> str:
     """The site's index.html: it opens the first language's landing page and links every edition."""
     first = site[0]
-    editions = [(f"{code}/{root_doc}.html", LANGUAGES[code]) for code in site]
+    editions = [(page_path(root_doc, code), LANGUAGES[code]) for code in site]
     links = " · ".join(f'<a href="{href}" hreflang="{language.tag}" lang="{language.tag}">'
                        f"{html.escape(language.name)}</a>" for href, language in editions)
     alternates = "".join(f'<link rel="alternate" hreflang="{language.tag}" href="{href}">\n'
                          for href, language in editions)
     return (f'<!DOCTYPE html>\n<html lang="{LANGUAGES[first].tag}">\n<head>\n<meta charset="utf-8">\n'
             f"<title>{html.escape(title)}</title>\n"
-            f'<meta http-equiv="refresh" content="0; url={first}/{root_doc}.html">\n'
+            f'<meta http-equiv="refresh" content="0; url={page_path(root_doc, first)}">\n'
             f'<link rel="icon" href="{first}/_static/favicon.svg">\n{alternates}</head>\n'
             f"<body>\n<main><h1>{html.escape(title)}</h1><p>{links}</p></main>\n</body>\n</html>\n")
 
@@ -268,7 +269,7 @@ def write_root_page(root: Path, site: list[str]) -> None:
     if site:
         (root / "_build" / "html").mkdir(parents=True, exist_ok=True)
         page = root_page(config.get("title", "Book"), root_doc, site)
-        (root / "_build" / "html" / "index.html").write_text(page, encoding="utf8")
+        (root / "_build" / "html" / ROOT_PAGE).write_text(page, encoding="utf8")
 
 
 if __name__ == "__main__":

@@ -15,7 +15,10 @@ and no second copy of it to keep in step:
   `_build/.doctrees/<language>/`; every language shares one execution cache, `_build/.jupyter_cache`,
   so the second language reuses what the first executed, and one folder of executed notebooks,
   `_build/jupyter_execute/` (tools/book_languages.py says why myst-nb needs telling);
-- `book_languages`, the languages this build's site has (the language switcher links to the others).
+- `book_languages`, the languages this build's site has (the language switcher links to the others);
+- with a published base URL (`html.baseurl`, or BOOK_BASEURL: mlx_autodiff/site_layout.py), Sphinx's
+  `html_baseurl` for the edition's canonical links is that URL plus the edition's folder, and the
+  language links in each page's head are absolute.
 
 The build is strict (`-n -W --keep-going`) and re-reads every page: tools/build_book.py says why.
 """
@@ -27,6 +30,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+from mlx_autodiff.site_layout import published_base, url
 from tools.book_languages import LANGUAGES
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -54,6 +58,15 @@ def folders(root: Path, language: str, builder: str = "html", out: Path | None =
     return Folders(out, out / ".doctrees", out / ".jupyter_execute", build / ".jupyter_cache")
 
 
+def site_overrides(root: Path, language: str) -> dict[str, str]:
+    """With a published base URL, each edition's canonical links (Sphinx's `html_baseurl`) point into
+    its own folder, and its language alternates are absolute; without one, neither is set."""
+    base = published_base(root)
+    if not base:
+        return {}
+    return {"html_baseurl": url(f"{language}/", base), "book_site_baseurl": base}
+
+
 def build(language: str, *, builder: str = "html", site_languages: list[str] | None = None,
           out: Path | None = None, root: Path = ROOT) -> int:
     """Run the strict build; return Sphinx's exit status (non-zero on any warning)."""
@@ -73,6 +86,7 @@ def build(language: str, *, builder: str = "html", site_languages: list[str] | N
         "book_executed_folder": str(where.executed),
         "book_languages": site_languages or [language],
     }
+    overrides |= site_overrides(root, language)
     result = build_sphinx(root, where.out, noconfig=True, path_config=str(root / "_config.yml"),
                           confoverrides=overrides, doctreedir=where.doctrees, builder=builder,
                           freshenv=True, warningiserror=True, keep_going=True)

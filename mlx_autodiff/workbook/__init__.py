@@ -1,6 +1,7 @@
 """The parts of `mlx_autodiff.exercises`: a reader's workbook forked from the book's chapters.
 
-`chapters` finds the chapters, `convention` reads their exercises, `fork`
+`chapters` finds the chapters, `convention` reads their exercises, `numbering`
+numbers them as the pages do ("Exercise 4.1"), `fork`
 writes a reader's copy (`markdown` makes its text plain, `names` finds what
 each stub must define), `grade` runs one in a fresh kernel, `inspection`
 lets a check read a solution's code, `cli` is the command line. (Not a
@@ -10,6 +11,7 @@ folder, where readers' copies live.)
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from .chapters import ROOT, Chapter, chapters, read_notebook, resolve
@@ -26,19 +28,23 @@ from .errors import (
 from .fork import GRADER, ForkResult, check_command, default_output, fork, forked_notebook, stub_message
 from .grade import DEFAULT_TIMEOUT, Report, Result, check, execute
 from .inspection import calls, cell_source, counting, reaches
-from .markdown import SITE, page_url
+from .markdown import Site, page_url
+from .numbering import chapter_numbers, exercise_numbers, numbered
 
 
 def book_exercises(root: Path = ROOT) -> list[Exercise]:
-    """Every exercise in the chapters of the book's _toc.yml, in the book's order."""
-    return [ex for chapter in chapters(root) for ex in exercises(chapter.read(), chapter.name)]
+    """Every exercise in the chapters of the book's _toc.yml, in the book's order, numbered as the pages
+    number them ("Exercise 4.1")."""
+    found = {chapter.name: exercises(chapter.read(), chapter.name) for chapter in chapters(root)}
+    numbers = exercise_numbers({name: [ex.label for ex in listed] for name, listed in found.items()}, root)
+    return [replace(ex, number=numbers[ex.label]) for listed in found.values() for ex in listed]
 
 
 __all__ = [
     "DEFAULT_TIMEOUT",
     "GRADER",
     "ROOT",
-    "SITE",
+    "Site",
     "Chapter",
     "Exercise",
     "ExerciseError",
@@ -56,13 +62,16 @@ __all__ = [
     "cell_source",
     "chapters",
     "check",
+    "chapter_numbers",
     "check_command",
     "counting",
     "default_output",
     "execute",
+    "exercise_numbers",
     "exercises",
     "fork",
     "forked_notebook",
+    "numbered",
     "page_url",
     "reaches",
     "read_notebook",

@@ -1,6 +1,9 @@
-"""The command line of the exercise tool: list | fork CHAPTER | check FILE_OR_CHAPTER.
+"""The command line of the exercise tool: list | get CHAPTER | check FILE_OR_CHAPTER.
 
-Run from the book's folder as `.venv/bin/python -m mlx_autodiff.exercises`.
+`mlx-autodiff-exercises` (pyproject.toml's script, on the PATH of the environment that has the
+engine), or `python -m mlx_autodiff.exercises` with that environment's Python. `get` was `fork`,
+which is also the Burn method this book is about: `fork` stays an alias. `list` and `get` read the
+book's chapters; `check FILE` needs only the engine, from any folder.
 
 Exit status: 0 when all went well (every exercise passes, for `check`), 1 when
 an exercise fails, 2 on misuse (a one-line message on stderr, no traceback).
@@ -13,6 +16,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from ..words import languages
 from . import (
     DEFAULT_TIMEOUT,
     GRADER,
@@ -25,9 +29,11 @@ from . import (
     check_command,
     default_output,
     fork,
+    numbered,
     read_notebook,
     resolve,
 )
+from .convention import FORK_KEY
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -42,7 +48,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog=GRADER,
-        description="Fork a chapter's exercises into a notebook of your own, and grade it offline.",
+        description="Get a chapter's exercises as a notebook of your own, and grade it offline.",
     )
     book = argparse.ArgumentParser(add_help=False)
     book.add_argument("--book", type=Path, default=ROOT, help="the book's root folder, where _toc.yml is")
@@ -51,11 +57,16 @@ def _parser() -> argparse.ArgumentParser:
     listing = commands.add_parser("list", parents=[book], help="every exercise in the book")
     listing.set_defaults(command=_list)
 
-    forking = commands.add_parser("fork", parents=[book], help="write exercises/<chapter>.ipynb to work in")
-    forking.add_argument("chapter", help="04, 04-step-0 or book/04-step-0.md")
-    forking.add_argument("--output", type=Path, help="write here instead of exercises/<chapter>.ipynb")
-    forking.add_argument("--force", action="store_true", help="replace an edited copy, keeping a backup")
-    forking.set_defaults(command=_fork)
+    getting = commands.add_parser(
+        "get", aliases=["fork"], parents=[book], help="write exercises/<chapter>.ipynb to work in"
+    )
+    getting.add_argument("chapter", help="04, 04-step-0 or book/04-step-0.md")
+    getting.add_argument("--output", type=Path, help="write here instead of exercises/<chapter>.ipynb")
+    getting.add_argument("--force", action="store_true", help="replace an edited copy, keeping a backup")
+    getting.add_argument(
+        "--language", default="en", choices=languages(), help="the edition: en (default) or zh_CN"
+    )
+    getting.set_defaults(command=_get)
 
     checking = commands.add_parser("check", parents=[book], help="grade a copy in a fresh kernel")
     checking.add_argument("target", help="a notebook file, or a chapter (its copy in exercises/)")
@@ -77,20 +88,21 @@ def _list(args: argparse.Namespace) -> int:
     if not found:
         print("The book has no exercises yet.")
         return 0
-    width = max(len(ex.chapter) for ex in found)
+    names = [ex.name() for ex in found]
+    name_width = max(len(name) for name in names)
     label_width = max(len(ex.label) for ex in found)
-    for ex in found:
-        print(f"{ex.chapter:<{width}}  {ex.label:<{label_width}}  {ex.title}".rstrip())
+    for ex, name in zip(found, names, strict=True):
+        print(f"{name:<{name_width}}  {ex.label:<{label_width}}  {ex.title}".rstrip())
     return 0
 
 
-def _fork(args: argparse.Namespace) -> int:
-    result = fork(resolve(args.chapter, args.book), args.output, force=args.force)
+def _get(args: argparse.Namespace) -> int:
+    result = fork(resolve(args.chapter, args.book), args.output, force=args.force, language=args.language)
     if result.backup is not None:
         print(f"kept your previous copy as {result.backup}")
     verb = "already up to date" if result.unchanged else "written"
     print(f"{result.path}: {verb}; open it in JupyterLab and replace the stubs.")
-    print(f"To grade it: {check_command(result.path, args.book)}")
+    print(f"To grade it: {check_command(result.path, Path.cwd())}")
     return 0
 
 
@@ -102,11 +114,15 @@ def _check(args: argparse.Namespace) -> int:
         chapter = resolve(args.target, args.book)
         if args.solutions:
             name, nb, workdir = chapter.source, chapter.read(), chapter.path.parent
+            nb.metadata[FORK_KEY] = {"exercises": [  # the numbers the page shows, as a copy has them
+                {"label": ex.label, "title": ex.title, "number": ex.number, "graded": ex.graded}
+                for ex in numbered(chapter)
+            ]}
         else:
             copy = default_output(chapter)
             if not copy.exists():
                 raise NoCopyError(
-                    f"no copy of chapter {chapter.name} yet: run `{GRADER} fork {chapter.name}` first, "
+                    f"no copy of chapter {chapter.name} yet: run `{GRADER} get {chapter.name}` first, "
                     "or give the path of your copy (or pass --solutions to grade the chapter's own)."
                 )
             name, nb, workdir = str(copy), _read_copy(copy), copy.parent
@@ -118,7 +134,7 @@ def _check(args: argparse.Namespace) -> int:
 
 def _read_copy(path: Path):
     if not path.exists():
-        raise NoCopyError(f"{path} does not exist: fork a chapter first (`{GRADER} fork 04`).")
+        raise NoCopyError(f"{path} does not exist: get a chapter first (`{GRADER} get 04`).")
     if path.suffix != ".ipynb":
         raise NotANotebookError(
             f"{path} is not a notebook: give an .ipynb file or a chapter name such as 04."

@@ -14,13 +14,14 @@ from dataclasses import dataclass, field
 
 import nbformat
 
+from ..words import say, words
 from .errors import ExerciseFormatError
 
 SOLUTION, CHECK = "solution", "check"
 LABEL_KEY = "exercise"
 """Cell metadata key that names a cell's exercise in a forked copy."""
 FORK_KEY = "exercise_fork"
-"""Notebook metadata key of a forked copy: its chapter, source and exercises."""
+"""Notebook metadata key of a forked copy: its chapter, source, language and exercises."""
 
 _OPENING = re.compile(r"^(?P<fence>`{3,}|~{3,}|:{3,})(?P<info>.*?)\s*$")
 _DIRECTIVE = re.compile(r"^\{(?P<name>[\w:-]+)\}\s*(?P<arg>.*)$")
@@ -91,6 +92,14 @@ class Exercise:
     title: str
     solution_cells: list[int] = field(default_factory=list)
     check_cells: list[int] = field(default_factory=list)
+    number: str = ""
+    """As the page numbers it ("4.1"; `numbering.py`); "" when not known (a notebook from elsewhere)."""
+
+    def name(self, language: str | None = "en") -> str:
+        """How a reader knows it: "Exercise 4.1" ("练习 4.1"), or its label when it has no number."""
+        if not self.number:
+            return self.label
+        return say(words(language, "exercises")["exercise"], number=self.number)
 
     @property
     def graded(self) -> bool:
@@ -106,7 +115,8 @@ def exercises(nb: nbformat.NotebookNode, chapter: str) -> list[Exercise]:
     """Every exercise in a notebook (a chapter or a forked copy), in order of appearance."""
     found: dict[str, Exercise] = {}
     for entry in nb.metadata.get(FORK_KEY, {}).get("exercises", []):
-        found[entry["label"]] = Exercise(chapter, entry["label"], entry["title"])
+        label = entry["label"]
+        found[label] = Exercise(chapter, label, entry["title"], number=entry.get("number", ""))
     current: str | None = None
     for index, cell in enumerate(nb.cells):
         if cell.cell_type == "markdown":

@@ -1,4 +1,8 @@
-"""Fork a chapter into a notebook the reader owns: the prose and cells, the solutions stubbed.
+"""Get a chapter as a notebook the reader owns (`get`, once `fork`): the prose and cells, the solutions
+stubbed.
+
+The verb is `get`, not `fork`, because `fork` is the Burn method this book is about; `fork`
+stays the function's name here and an alias on the command line.
 
 The stubs are derived from the chapter every time (one source of truth): each
 `solution` cell becomes a cell that raises NotImplementedError, the revealed
@@ -8,31 +12,37 @@ overwrites a copy the reader has changed; `force` keeps a timestamped backup.
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
 import shutil
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 
 import nbformat
 
+from ..site_layout import base_url, repository_url
+from ..words import say, words
 from .chapters import Chapter
-from .convention import FORK_KEY, LABEL_KEY, SOLUTION, Directive, Exercise, directives, exercises, tags
+from .checks import translated_check
+from .convention import CHECK, FORK_KEY, LABEL_KEY, SOLUTION, Directive, Exercise, directives, tags
 from .errors import ForkExistsError, NoExercisesError
-from .markdown import SITE, glued_values, page_url, plain
+from .markdown import Site, glued_values, page_url, plain
 from .names import bound_names, free_names
+from .numbering import numbered
+from .translation import catalog, translate
 
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
-NOT_DONE = "not done yet"
-GRADER = ".venv/bin/python -m mlx_autodiff.exercises"
-"""How a reader runs the exercise tool, from the book's folder (a stock Mac has no bare `python`)."""
+GRADER = "mlx-autodiff-exercises"
+"""The exercise tool's command (pyproject.toml's [project.scripts]): on the PATH of the environment
+that has the engine, the book's .venv after `make setup` or one `pip install` made."""
 
 
-def stub_message(label: str) -> str:
+def stub_message(exercise: Exercise, language: str | None = "en") -> str:
     """What a stub raises; `check` reads NotImplementedError as 'not done yet'."""
-    return f"{label}: {NOT_DONE} — replace this cell with your solution"
+    return say(_words(language)["stub"], exercise=exercise.name(language), label=exercise.label)
 
 
 def default_output(chapter: Chapter) -> Path:
@@ -40,29 +50,47 @@ def default_output(chapter: Chapter) -> Path:
     return chapter.root / "exercises" / f"{chapter.name}.ipynb"
 
 
-def forked_notebook(chapter: Chapter, path: Path | None = None) -> nbformat.NotebookNode:
-    """The reader's copy of `chapter`, as `fork` writes it to `path` (default: exercises/<chapter>.ipynb)."""
+def _words(language: str | None) -> dict[str, str]:
+    return words(language, "exercises")
+
+
+def forked_notebook(
+    chapter: Chapter, path: Path | None = None, language: str = "en", site: Site | None = None
+) -> nbformat.NotebookNode:
+    """The reader's copy of `chapter` in `language`, as `get` writes it to `path` (default:
+    exercises/<chapter>.ipynb); its links lead to `site` (default: that edition of the published
+    book, or of the one `make book` serves)."""
     path = path or default_output(chapter)
+    site = site or Site(language, base_url(chapter.root))
     nb = chapter.read()
-    found = exercises(nb, chapter.name)
+    messages = catalog(chapter, language)
+    found = [replace(ex, title=messages.get(" ".join(ex.title.split()), ex.title))  # a title is a message
+             for ex in numbered(chapter)]
     if not found:
         raise NoExercisesError(
-            f"chapter {chapter.name} has no exercises to fork; `{GRADER} list` "
+            f"chapter {chapter.name} has no exercises to get; `{GRADER} list` "
             "shows the chapters that have some."
         )
     glued = glued_values(chapter)
+    by_label = {ex.label: ex for ex in found}
     owner = {index: ex for ex in found for index in ex.solution_cells + ex.check_cells}
-    cells = [nbformat.v4.new_markdown_cell(_header(chapter, nb, path))]
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            cell.source = translate(cell.source, messages)
+    cells = [nbformat.v4.new_markdown_cell(_header(chapter, nb, path, found, language, site))]
     inside: str | None = None
     for index, cell in enumerate(nb.cells):
         if cell.cell_type == "markdown":
-            text, inside = _hide_solutions(cell.source, inside, chapter)
+            text, inside = _hide_solutions(cell.source, inside, chapter, by_label, language, site)
             if text.strip():
-                cells.append(nbformat.v4.new_markdown_cell(plain(text, chapter, glued).strip()))
+                cells.append(nbformat.v4.new_markdown_cell(plain(text, chapter, glued, site).strip()))
         elif index in owner and SOLUTION in tags(cell):
-            cells.append(_stub(owner[index], cell, nb))
+            cells.append(_stub(owner[index], cell, nb, language))
         elif inside is None and cell.cell_type == "code":
-            kept = nbformat.v4.new_code_cell(cell.source, metadata=dict(cell.metadata))
+            source = cell.source
+            if index in owner and CHECK in tags(cell):
+                source = translated_check(source, owner[index].label, language)
+            kept = nbformat.v4.new_code_cell(source, metadata=dict(cell.metadata))
             if index in owner:
                 kept.metadata[LABEL_KEY] = owner[index].label
             cells.append(kept)
@@ -75,20 +103,29 @@ def forked_notebook(chapter: Chapter, path: Path | None = None) -> nbformat.Note
         FORK_KEY: {
             "chapter": chapter.name,
             "source": chapter.source,
-            "exercises": [{"label": ex.label, "title": ex.title, "graded": ex.graded} for ex in found],
+            "language": language,
+            "exercises": [
+                {"label": ex.label, "title": ex.title, "number": ex.number, "graded": ex.graded}
+                for ex in found
+            ],
         },
     }
     return nbformat.v4.new_notebook(cells=cells, metadata=metadata)
 
 
-def check_command(path: Path, root: Path) -> str:
-    """The command, run from the book's folder, that grades the notebook at `path`."""
+def check_command(path: Path, cwd: Path | None = None) -> str:
+    """The command that grades the notebook at `path`, run in `cwd` (its own folder by default)."""
     resolved = path.resolve()
     try:
-        shown = resolved.relative_to(root.resolve()).as_posix()
+        shown = resolved.relative_to((cwd or resolved.parent).resolve()).as_posix()
     except ValueError:
-        shown = resolved.as_posix()  # outside the book's folder: only the full path works from there
+        shown = resolved.as_posix()  # outside `cwd`: the full path works from anywhere
     return f"{GRADER} check {shlex.quote(shown)}"
+
+
+def get_command(chapter: Chapter) -> str:
+    """The command that writes the reader's copy of `chapter` (run in the book's folder)."""
+    return f"{GRADER} get {chapter.name}"
 
 
 def _title(nb: nbformat.NotebookNode, default: str) -> str:
@@ -101,22 +138,35 @@ def _title(nb: nbformat.NotebookNode, default: str) -> str:
     return default
 
 
-def _header(chapter: Chapter, nb: nbformat.NotebookNode, path: Path) -> str:
-    title = _title(nb, chapter.name)
-    return (
-        f"*Your copy of the exercises of [{title}]({page_url(chapter)}) (`{chapter.source}`).*\n\n"
-        "Replace each cell that raises `NotImplementedError` with your solution and run the check "
-        "cell after it. The chapter's own solution to each exercise is on its page, in a collapsed "
-        "dropdown under the exercise; this copy leaves it out. Links go to the book as `make book` "
-        f"serves it, on {SITE}.\n\n"
-        "To grade this whole notebook in a fresh kernel, run this in the book's root folder (where "
-        "`.venv` and `_toc.yml` are):\n\n"
-        f"```sh\n{check_command(path, chapter.root)}\n```\n\n"
-        "Forking the chapter again never overwrites what you wrote here."
-    )
+def _header(
+    chapter: Chapter,
+    nb: nbformat.NotebookNode,
+    path: Path,
+    found: list[Exercise],
+    language: str,
+    site: Site,
+) -> str:
+    """What the copy is, how to get the engine with only this file, and the one command that grades it."""
+    said = _words(language)
+    names = [say(said["named"], exercise=ex.name(language), label=ex.label) for ex in found]
+    listed = said["separator"].join(names)
+    repository = repository_url(chapter.root)
+    named = f"[{said['repository']}]({repository})" if repository else said["repository"]
+    parts = [
+        say(said["copy"], title=_title(nb, chapter.name), url=page_url(chapter, "", site),
+            source=chapter.source, exercises=listed),
+        say(said["work"], site=site.base),
+        say(said["engine"], repository=named, repository_url=repository or said["unknown_url"]),
+        said["grade"],
+        f"```sh\n{check_command(path)}\n```",
+        say(said["again"], get=get_command(chapter)),
+    ]
+    return "\n\n".join(parts)
 
 
-def _hide_solutions(text: str, inside: str | None, chapter: Chapter) -> tuple[str, str | None]:
+def _hide_solutions(
+    text: str, inside: str | None, chapter: Chapter, found: dict[str, Exercise], language: str, site: Site
+) -> tuple[str, str | None]:
     """`text` with exercises made readable and solutions replaced by a note.
 
     `inside` is the label of a solution region still open from an earlier cell;
@@ -132,9 +182,9 @@ def _hide_solutions(text: str, inside: str | None, chapter: Chapter) -> tuple[st
         out.append(text[position : directive.start])
         position = directive.end
         if directive.name in ("exercise", "exercise-start"):
-            out.append(_exercise_text(directive))
+            out.append(_exercise_text(directive, found, language))
         elif directive.name in ("solution", "solution-start"):
-            out.append(_note(directive.arg, chapter))
+            out.append(_note(found[directive.arg], chapter, language, site))
             if directive.name == "solution-start":
                 inside = directive.arg
     if inside is None:
@@ -142,37 +192,39 @@ def _hide_solutions(text: str, inside: str | None, chapter: Chapter) -> tuple[st
     return "".join(out), inside
 
 
-def _exercise_text(directive: Directive) -> str:
-    """An {exercise} directive as plain markdown, so that it reads well in JupyterLab."""
+def _exercise_text(directive: Directive, found: dict[str, Exercise], language: str) -> str:
+    """An {exercise} directive as plain markdown, so that it reads well in JupyterLab:
+    **Exercise 4.1** (`ex-04-smoke-test`): its title."""
+    said = _words(language)
     label = directive.options.get("label")
-    heading = (
-        "**Exercise" + (f" `{label}`" if label else "") + (f": {directive.arg}**" if directive.arg else "**")
-    )
+    exercise = found.get(label) if label else None
+    title = say(said["title"], title=directive.arg) if directive.arg else ""
+    if exercise is None:  # an exercise without a label owns no cells: its title is enough
+        return f"**{directive.arg}**\n\n{directive.body}\n"
+    heading = say(said["heading"], exercise=exercise.name(language), label=label, title=title)
     return f"{heading}\n\n{directive.body}\n"
 
 
-def _note(label: str, chapter: Chapter) -> str:
-    return (
-        f"*The chapter's solution to `{label}` is on [its page]({page_url(chapter, label)}), in a "
-        "collapsed dropdown under the exercise. Write yours in the cell below.*\n"
-    )
+def _note(exercise: Exercise, chapter: Chapter, language: str, site: Site) -> str:
+    said = _words(language)
+    named = say(said["named"], exercise=exercise.name(language), label=exercise.label)
+    return say(said["solution"], exercise=named, url=page_url(chapter, exercise.label, site)) + "\n"
 
 
 def _stub(
-    exercise: Exercise, cell: nbformat.NotebookNode, nb: nbformat.NotebookNode
+    exercise: Exercise, cell: nbformat.NotebookNode, nb: nbformat.NotebookNode, language: str
 ) -> nbformat.NotebookNode:
     """A cell that says what to define and raises NotImplementedError until the reader replaces it."""
+    said = _words(language)
     names = _names_to_define(cell.source, [nb.cells[i].source for i in exercise.check_cells])
-    what = (
-        f"It must define {', '.join(f'`{name}`' for name in names)}, which the check below uses."
-        if names
-        else "It must define what the check below uses."
-    )
-    title = f": {exercise.title}" if exercise.title else ""
+    listed = ", ".join(f"`{name}`" for name in names)
+    what = say(said["define"], names=listed) if names else said["define_any"]
+    title = say(said["title"], title=exercise.title) if exercise.title else ""
+    heading = say(said["stub_heading"], exercise=exercise.name(language), label=exercise.label, title=title)
     source = (
-        f"# Exercise {exercise.label}{title}\n"
-        f"# Replace this cell with your solution. {what}\n"
-        f'raise NotImplementedError("{stub_message(exercise.label)}")'
+        f"{heading}\n"
+        f"# {say(said['replace'], what=what)}\n"
+        f"raise NotImplementedError({json.dumps(stub_message(exercise, language), ensure_ascii=False)})"
     )
     metadata = {"tags": tags(cell), LABEL_KEY: exercise.label}
     return nbformat.v4.new_code_cell(source, metadata=metadata)
@@ -194,10 +246,12 @@ class ForkResult:
     unchanged: bool
 
 
-def fork(chapter: Chapter, output: Path | None = None, *, force: bool = False) -> ForkResult:
+def fork(
+    chapter: Chapter, output: Path | None = None, *, force: bool = False, language: str = "en"
+) -> ForkResult:
     """Write the reader's copy of `chapter`; never lose what a reader wrote in an existing one."""
     path = output or default_output(chapter)
-    new = forked_notebook(chapter, path)
+    new = forked_notebook(chapter, path, language)
     backup = None
     if path.exists():
         if _same_content(path, new):

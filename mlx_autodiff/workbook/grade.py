@@ -19,15 +19,21 @@ import nbformat
 from nbclient import NotebookClient
 from nbclient.exceptions import CellTimeoutError, DeadKernelError
 
+from ..words import say, words
 from .chapters import ROOT
 from .convention import FORK_KEY, Exercise, exercises
 from .errors import NoExercisesError
-from .fork import GRADER, KERNELSPEC, NOT_DONE
+from .fork import GRADER, KERNELSPEC
 
 DEFAULT_TIMEOUT = 120.0
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 STOPPED = "Stopped"
 """The pseudo exception type of a cell the time limit or a dead kernel stopped."""
+
+
+def language_of(nb: nbformat.NotebookNode) -> str:
+    """The language a copy was written in (its checker speaks it too); English for a chapter."""
+    return nb.metadata.get(FORK_KEY, {}).get("language", "en")
 
 
 @dataclass
@@ -49,6 +55,7 @@ def execute(nb: nbformat.NotebookNode, workdir: Path, timeout: float = DEFAULT_T
         if cell.cell_type == "code":
             cell.outputs, cell.execution_count = [], None
     run = Execution(nb, timeout)
+    said = words(language_of(nb), "exercises")
     deadline: list[float] = []
 
     def remaining(cell: nbformat.NotebookNode) -> int:
@@ -75,9 +82,9 @@ def execute(nb: nbformat.NotebookNode, workdir: Path, timeout: float = DEFAULT_T
     try:
         client.execute(env=_kernel_env())
     except (CellTimeoutError, _OutOfTime):
-        run.stopped_at, run.stop_reason = _last(run.started), f"timed out after {timeout:g} s"
+        run.stopped_at, run.stop_reason = _last(run.started), say(said["timed_out"], seconds=f"{timeout:g}")
     except DeadKernelError:
-        run.stopped_at, run.stop_reason = _last(run.started), "the kernel died (out of memory, or a crash)"
+        run.stopped_at, run.stop_reason = _last(run.started), said["died"]
     return run
 
 
@@ -107,25 +114,31 @@ class Result:
 
 @dataclass(frozen=True)
 class Report:
-    """Every graded exercise of one notebook."""
+    """Every graded exercise of one notebook, reported in the notebook's language."""
 
     name: str
     results: list[Result]
+    language: str = "en"
 
     @property
     def passed(self) -> bool:
         return all(result.passed for result in self.results)
 
     def lines(self) -> list[str]:
+        """One line per exercise, "PASS  Exercise 4.1  ex-04-smoke-test  title", the reason below."""
+        said = words(self.language, "exercises")
+        names = [result.exercise.name(self.language) for result in self.results]
+        name_width = max(len(name) for name in names)
         width = max(len(result.exercise.label) for result in self.results)
         lines = []
-        for result in self.results:
+        for result, name in zip(self.results, names, strict=True):
             title = f"  {result.exercise.title}" if result.exercise.title else ""
-            verdict = "PASS" if result.passed else "FAIL"
+            verdict = said["pass"] if result.passed else said["fail"]
             reason = f"\n      {result.reason}" if result.reason else ""
-            lines.append(f"{verdict}  {result.exercise.label:<{width}}{title}{reason}")
+            label = f"  {result.exercise.label:<{width}}" if name != result.exercise.label else ""
+            lines.append(f"{verdict}  {name:<{name_width}}{label}{title}".rstrip() + reason)
         passed = sum(result.passed for result in self.results)
-        lines.append(f"{self.name}: {passed} of {len(self.results)} exercises pass")
+        lines.append(say(said["summary"], name=self.name, passed=passed, total=len(self.results)))
         return lines
 
 
@@ -134,11 +147,12 @@ def check(nb: nbformat.NotebookNode, name: str, workdir: Path, timeout: float = 
     found = [ex for ex in exercises(nb, name) if ex.graded or _expects_check(nb, ex.label)]
     if not found:
         raise NoExercisesError(
-            f"{name} has no graded exercises: fork a chapter that has some "
+            f"{name} has no graded exercises: get a chapter that has some "
             f"(`{GRADER} list`) and check that copy."
         )
     run = execute(nb, workdir, timeout)
-    return Report(name, [grade(ex, run) for ex in found])
+    language = language_of(nb)
+    return Report(name, [grade(ex, run, language) for ex in found], language)
 
 
 def _expects_check(nb: nbformat.NotebookNode, label: str) -> bool:
@@ -147,34 +161,35 @@ def _expects_check(nb: nbformat.NotebookNode, label: str) -> bool:
     return any(entry["label"] == label and entry.get("graded", True) for entry in entries)
 
 
-def grade(exercise: Exercise, run: Execution) -> Result:
+def grade(exercise: Exercise, run: Execution, language: str = "en") -> Result:
     """PASS if the exercise's solution and checks ran without an error; else the first reason why not."""
+    said = words(language, "exercises")
     if not exercise.check_cells:
-        return Result(
-            exercise, False, "its check cell is gone: fork the chapter again with --output to get it back"
-        )
+        return Result(exercise, False, said["check_gone"])
     for index in exercise.solution_cells:
-        error = _error(run, index)
+        error = _error(run, index, said)
         if error and error[0] == "NotImplementedError":
-            return Result(exercise, False, NOT_DONE)
+            return Result(exercise, False, said["not_done"])
+        if error and error[0] == STOPPED:
+            return Result(exercise, False, error[1])
         if error:
-            return Result(exercise, False, _words(*error, where="your solution cell raised "))
+            return Result(exercise, False, say(said["raised"], error=_in_words(*error)))
     for index in exercise.check_cells:
-        error = _error(run, index)
+        error = _error(run, index, said)
         if error and error[0] == "AssertionError":
-            return Result(exercise, False, error[1] or "an assert without a message failed")
+            return Result(exercise, False, error[1] or said["silent_assert"])
         if error:
-            return Result(exercise, False, _words(*error))
+            return Result(exercise, False, _in_words(*error))
     return Result(exercise, True)
 
 
-def _error(run: Execution, index: int) -> tuple[str, str] | None:
+def _error(run: Execution, index: int, said: dict[str, str]) -> tuple[str, str] | None:
     """(exception type, message) if cell `index` failed or never finished, else None."""
     if index == run.stopped_at:
         return (STOPPED, run.stop_reason)
     if index not in run.started:
         if run.stopped_at is not None and index > run.stopped_at:
-            return (STOPPED, f"{run.stop_reason} before this cell ran")
+            return (STOPPED, say(said["before"], reason=run.stop_reason))
         return None  # an empty cell: nbclient skips it, and it cannot fail
     for output in run.nb.cells[index].get("outputs", []):
         if output.output_type == "error":
@@ -182,8 +197,8 @@ def _error(run: Execution, index: int) -> tuple[str, str] | None:
     return None
 
 
-def _words(kind: str, message: str, where: str = "") -> str:
+def _in_words(kind: str, message: str) -> str:
     """An error in words: the limit that stopped a cell, or the exception's type and message."""
     if kind == STOPPED:
         return message
-    return f"{where}{kind}: {message}" if message else f"{where}{kind}"
+    return f"{kind}: {message}" if message else kind

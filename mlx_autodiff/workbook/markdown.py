@@ -6,8 +6,9 @@ would show as raw text, a directive as a code block, and a link to a sibling
 filled in from the built book when it is current (else the role says where
 the value is), other roles become their text, admonitions become quotes,
 tabs become headed paragraphs, included code is included, a glued figure
-points at the page, and links to chapters point at the book as `make book`
-serves it.
+points at the page, and links to chapters point at the same edition of the
+published book (`html.baseurl`), or of the book as `make book` serves it
+(mlx_autodiff/site_layout.py knows where each page is).
 """
 
 from __future__ import annotations
@@ -16,24 +17,39 @@ import ast
 import re
 import textwrap
 from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import PurePosixPath
 
 import nbformat
-from myst_nb.core.variables import format_plain_text
 
+from .. import site_layout
+from ..words import say, words
 from .chapters import Chapter
 from .convention import _DIRECTIVE, _OPENING, _is_closing, _options_and_body
-
-SITE = "http://127.0.0.1:8000"
-"""Where `make book` serves the built book (the Makefile's default PORT)."""
 
 Glued = Mapping[str, Mapping[str, str]]
 """Each glued name's output data, by MIME type, from the executed chapter."""
 
 
-def page_url(chapter: Chapter, anchor: str = "") -> str:
-    """The chapter's page on the served site, e.g. http://127.0.0.1:8000/book/04-step-0.html#ex-04."""
-    page = chapter.path.relative_to(chapter.root).with_suffix(".html").as_posix()
-    return f"{SITE}/{page}" + (f"#{anchor}" if anchor else "")
+@dataclass(frozen=True)
+class Site:
+    """The edition a notebook's links lead to, and the site's base URL."""
+
+    language: str = "en"
+    base: str = site_layout.LOCAL
+
+    def page(self, docname: str, anchor: str = "") -> str:
+        return site_layout.page_url(docname, self.language, anchor, self.base)
+
+
+def docname(chapter: Chapter) -> str:
+    """The chapter's page name in the site: "book/04-step-0"."""
+    return chapter.path.relative_to(chapter.root).with_suffix("").as_posix()
+
+
+def page_url(chapter: Chapter, anchor: str = "", site: Site = Site()) -> str:
+    """The chapter's page, e.g. http://127.0.0.1:8000/en/book/04-step-0.html#ex-04-smoke-test."""
+    return site.page(docname(chapter), anchor)
 
 
 def glued_values(chapter: Chapter) -> dict[str, dict[str, str]]:
@@ -71,28 +87,19 @@ def _text(data: object) -> str:
     return "".join(data) if isinstance(data, list) else str(data)
 
 
-def plain(text: str, chapter: Chapter, glued: Glued) -> str:
+def plain(text: str, chapter: Chapter, glued: Glued, site: Site = Site()) -> str:
     """`text` (a markdown cell of `chapter`) with its directives, roles and links made plain."""
-    return _links(_roles(_directives(text, chapter, glued), chapter, glued), chapter)
+    return _links(_roles(_directives(text, chapter, glued, site), chapter, glued, site), chapter, site)
 
 
 # ----- directives -----------------------------------------------------------------------------
 
-_ADMONITIONS = {
-    "note": "Note",
-    "warning": "Warning",
-    "tip": "Tip",
-    "important": "Important",
-    "hint": "Hint",
-    "caution": "Caution",
-    "attention": "Attention",
-    "danger": "Danger",
-    "error": "Error",
-    "seealso": "See also",
-}
+def _said(site: Site) -> dict:
+    """The generated words of a copy in the site's language (mlx_autodiff/words: part "exercises")."""
+    return words(site.language, "exercises")
 
 
-def _directives(text: str, chapter: Chapter, glued: Glued) -> str:
+def _directives(text: str, chapter: Chapter, glued: Glued, site: Site) -> str:
     """Each top-level fenced directive rendered as plain Markdown; other fenced blocks kept as they are."""
     lines = text.splitlines(keepends=True)
     out: list[str] = []
@@ -110,39 +117,44 @@ def _directives(text: str, chapter: Chapter, glued: Glued) -> str:
             out.extend(lines[i : close + 1])
         else:
             options, body = _options_and_body(lines[i + 1 : close])
-            out.append(_directive(directive["name"], directive["arg"].strip(), options, body, chapter, glued))
+            out.append(
+                _directive(directive["name"], directive["arg"].strip(), options, body, chapter, glued, site)
+            )
         i = close + 1
     return "".join(out)
 
 
 def _directive(
-    name: str, arg: str, options: dict[str, str], body: str, chapter: Chapter, glued: Glued
+    name: str, arg: str, options: dict[str, str], body: str, chapter: Chapter, glued: Glued, site: Site
 ) -> str:
-    inner = _directives(body, chapter, glued).strip()
-    if name in _ADMONITIONS or name == "admonition":
-        title = arg if name == "admonition" else _ADMONITIONS[name]
-        quoted = "\n".join(f"> {line}".rstrip() for line in f"**{title}.** {inner}".splitlines())
+    inner = _directives(body, chapter, glued, site).strip()
+    said = _said(site)
+    if name in said["admonitions"] or name == "admonition":
+        title = arg if name == "admonition" else said["admonitions"][name]
+        titled = say(said["titled"], title=title) + inner
+        quoted = "\n".join(f"> {line}".rstrip() for line in titled.splitlines())
         return f"{quoted}\n"
     if name == "tab-set":
         return f"{inner}\n"
     if name == "tab-item":
         return f"**{arg}**\n\n{inner}\n\n"
     if name == "literalinclude":
-        return _included(arg, options, chapter)
+        return _included(arg, options, chapter, said)
+    url = page_url(chapter, "", site)
     if name == "glue:figure":
-        caption = f": {inner}" if inner else ""
-        return f"*Figure, on [the chapter's page]({page_url(chapter)}){caption}*\n"
-    return f"*[A `{name}` block is here on the chapter's page]({page_url(chapter)}).*\n"
+        caption = f"{said['colon']}{inner}" if inner else ""
+        return say(said["figure"], url=url, caption=caption) + "\n"
+    return say(said["block"], name=name, url=url) + "\n"
 
 
-def _included(arg: str, options: dict[str, str], chapter: Chapter) -> str:
+def _included(arg: str, options: dict[str, str], chapter: Chapter, said: dict) -> str:
     """A literalinclude as a code block: the whole file, or the `:pyobject:` it names."""
     path = (chapter.path.parent / arg).resolve()
     language = options.get("language", "")
     try:
         source = path.read_text(encoding="utf-8")
     except OSError:
-        return f"*On the chapter's page: the file `{arg}`.*\n"
+        return say(said["included"], file=arg) + "\n"
     if "pyobject" in options:
         source = _pyobject(source, options["pyobject"]) or source
     if "dedent" in options:
@@ -173,20 +185,20 @@ _ROLE_OR_CODE = re.compile(
 _TITLED = re.compile(r"^(?P<title>.*?)\s*<(?P<target>[^<>]+)>$", re.S)
 
 
-def _roles(text: str, chapter: Chapter, glued: Glued) -> str:
+def _roles(text: str, chapter: Chapter, glued: Glued, site: Site) -> str:
     """Each MyST role outside inline code replaced by its value or text."""
 
     def render(match: re.Match[str]) -> str:
         if match["code"] is not None:
             return match["code"]
-        return _role(match["role"], match["content"], chapter, glued)
+        return _role(match["role"], match["content"], chapter, glued, site)
 
     return _ROLE_OR_CODE.sub(render, text)
 
 
-def _role(role: str, content: str, chapter: Chapter, glued: Glued) -> str:
+def _role(role: str, content: str, chapter: Chapter, glued: Glued, site: Site) -> str:
     if role == "glue" or role.startswith("glue:"):
-        return _glued(role, content, chapter, glued)
+        return _glued(role, content, chapter, glued, site)
     if role in ("math", "m"):
         return f"${content}$"
     titled = _TITLED.match(content)
@@ -197,16 +209,18 @@ def _role(role: str, content: str, chapter: Chapter, glued: Glued) -> str:
     return content
 
 
-def _glued(role: str, content: str, chapter: Chapter, glued: Glued) -> str:
+def _glued(role: str, content: str, chapter: Chapter, glued: Glued, site: Site) -> str:
     """A glued value as the page shows it, or, without a current build, where to find it."""
     name, _, spec = content.rpartition(":") if ":" in content else (content, "", "")
     data = glued.get(name, {})
     if "text/plain" not in data and "text/markdown" not in data:
-        return f"`{name}` ([on the page]({page_url(chapter)}))"
+        return say(_said(site)["on_page"], name=name, url=page_url(chapter, "", site))
     if role == "glue:md" and "text/markdown" in data:
         return data["text/markdown"]
     value = data.get("text/plain", "")
     if role == "glue:text":  # as myst-nb pastes it: a string without its quotes, a number formatted
+        from myst_nb.core.variables import format_plain_text  # only a fork needs myst-nb, not `check`
+
         try:
             return format_plain_text(value, spec)
         except (ValueError, TypeError):
@@ -219,8 +233,8 @@ def _glued(role: str, content: str, chapter: Chapter, glued: Glued) -> str:
 _LINK = re.compile(r"(?P<open>\]\()(?P<target>[^)\s]+)(?P<close>\))")
 
 
-def _links(text: str, chapter: Chapter) -> str:
-    """Relative links to the book's pages made links to the served book: they work from any folder."""
+def _links(text: str, chapter: Chapter, site: Site) -> str:
+    """Relative links to the book's pages made links to the site's edition: they work from any folder."""
 
     def move(match: re.Match[str]) -> str:
         target = match["target"]
@@ -232,9 +246,9 @@ def _links(text: str, chapter: Chapter) -> str:
             inside = resolved.relative_to(chapter.root.resolve())
         except ValueError:
             return match[0]  # outside the book: nothing on the site to point at
-        if inside.suffix in (".md", ".ipynb"):
-            inside = inside.with_suffix(".html")
-        url = f"{SITE}/{inside.as_posix()}" + (f"#{anchor}" if anchor else "")
+        if inside.suffix not in (".md", ".ipynb"):
+            return match[0]  # a file, not a page: the site has no copy of it to point at
+        url = site.page(PurePosixPath(inside.as_posix()).with_suffix("").as_posix(), anchor)
         return f"{match['open']}{url}{match['close']}"
 
     return _LINK.sub(move, text)
