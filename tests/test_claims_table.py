@@ -172,6 +172,9 @@ def test_row_tape_consumed():
     with pytest.raises(TapeConsumedError) as caught:
         gradient_counts(initialized(FLEX.autodiff()).to_device(METAL))
     assert ARTICLE_TAPE_CONSUMED.match(str(caught.value)), str(caught.value)
+    node = caught.value.node
+    assert node.op == "to_device" and node.requirement is Requirement.GRAD_IN_BACKWARD, (
+        "the error is raised at a consumed non-leaf node")
 
 
 def test_row_untracked_backward():
@@ -192,7 +195,9 @@ def test_row_node_counter():
 
 def test_row_bytes():
     leaf = Tensor.ones([2], FLEX.autodiff()).require_grad()
-    assert leaf.to_device(METAL).array is leaf.array
+    moved = leaf.to_device(METAL)
+    assert moved.array is leaf.array, "the same MLX array: nothing is copied"
+    assert moved.device == METAL and (moved * 2.0).device == METAL, "later ops run on the target"
     assert mx.array_equal(leaf.to_device(METAL).array, leaf.array).item()
 
 
