@@ -28,14 +28,16 @@ import re
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import nbformat
 import pytest
 import yaml
 
-from tools.book_languages import LANGUAGES
 from tools.build_book import SUMMARY
+from tools.editions import LANGUAGES
+
+if TYPE_CHECKING:  # nbformat costs seconds to import (jsonschema): only the tests that read notebooks pay
+    import nbformat
 
 ROOT = Path(__file__).resolve().parents[1]
 SITE = ROOT / "_build" / "html"
@@ -116,6 +118,8 @@ def executed(chapter: str) -> nbformat.NotebookNode:
     path = EXECUTED / f"{docname(chapter)}.ipynb"
     if not path.exists():
         raise FileNotFoundError(f"{path} is missing: build the book first (the `book_build` fixture does)")
+    import nbformat
+
     return nbformat.read(path, as_version=4)
 
 

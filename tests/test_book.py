@@ -11,8 +11,8 @@ from pathlib import Path
 
 import nbformat
 import pytest
+import yaml
 from book_outputs import HTML, ROOT, book_build, docname, executed, plain_value, toc_pages  # noqa: F401
-from myst_nb.core.read import is_myst_markdown_notebook
 
 # `tools` is on pytest's pythonpath (pyproject.toml)
 from tools.build_book import build, engine_key, execution_failures
@@ -56,8 +56,26 @@ EXPECTED = (f"chapter book/05-step-1.md failed at cell 3 (line {FAILING_FENCE_LI
 
 
 def is_notebook(page: str) -> bool:
+    """A page myst-nb executes: an .ipynb, or MyST Markdown whose front matter says so (myst-nb's
+    `is_myst_markdown_notebook`, read here without importing myst-nb at collection)."""
     source = ROOT / f"{page}.md"
-    return not source.exists() or is_myst_markdown_notebook(source.read_text(encoding="utf8"))
+    if not source.exists():
+        return True
+    text = source.read_text(encoding="utf8")
+    front = yaml.safe_load(text.split("---", 2)[1]) if text.startswith("---") else None
+    if not isinstance(front, dict):
+        return False
+    representation = (front.get("jupytext") or {}).get("text_representation") or {}
+    return front.get("file_format") == "mystnb" or representation.get("format_name") == "myst"
+
+
+def test_which_pages_are_notebooks_is_what_myst_nb_says() -> None:
+    from myst_nb.core.read import is_myst_markdown_notebook
+
+    for page in toc_pages():
+        source = ROOT / f"{page}.md"
+        if source.exists():
+            assert is_notebook(page) == is_myst_markdown_notebook(source.read_text(encoding="utf8")), page
 
 
 def tiny_book(root: Path) -> Path:

@@ -19,9 +19,6 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from jupyter_cache import get_cache
-from jupyter_cache.base import CacheBundleIn
-from myst_nb.core.config import NbParserConfig
 
 from tools.build_book import LOGGED_FAILURE, execution_failures
 
@@ -151,6 +148,10 @@ def test_myst_nb_names_a_failed_chapter_only_in_its_log(tmp_path: Path) -> None:
 
 def test_the_execution_cache_matches_a_notebook_by_its_code_alone(tmp_path: Path) -> None:
     """tools/build_book.py clears the cache when the engine changes (MyST-NB issue #299)."""
+    from jupyter_cache import get_cache  # here: only this test pays for jupyter-cache and myst-nb
+    from jupyter_cache.base import CacheBundleIn
+    from myst_nb.core.config import NbParserConfig
+
     helper = tmp_path / "helper.py"
     helper.write_text("VALUE = 1\n")
     source = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("from helper import VALUE\nVALUE")])

@@ -55,7 +55,6 @@ and `_build/html/zh_CN/`, the Chinese text coming from the gettext catalogs in
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -73,28 +72,9 @@ from sphinx_exercise.nodes import exercise_subtitle
 from sphinx_external_toc.events import InsertToctrees
 
 from mlx_autodiff.words import words
+from tools.editions import LANGUAGES, Language
 
 SWITCHER = "language-switcher.html"
-
-
-@dataclass(frozen=True)
-class Language:
-    """One edition of the book."""
-
-    code: str  # Sphinx's `language` and the site's folder: "zh_CN"
-    tag: str  # the BCP 47 tag of `lang` and `hreflang`, as Sphinx writes <html lang>: "zh-CN"
-    name: str  # the language's own name, as the switcher shows it
-    # myst-nb's button over a hidden cell input (`nb_code_prompt_show`, `_hide`; myst-nb 1.4.0 puts
-    # "source" for {type}: the book hides inputs only, tests/test_translation.py checks)
-    show_code: str
-    hide_code: str
-
-
-LANGUAGES = {
-    "en": Language("en", "en", "English", "Show code cell {type}", "Hide code cell {type}"),
-    "zh_CN": Language("zh_CN", "zh-CN", "中文", "显示代码", "隐藏代码"),
-}
-"""Every language the book is built in, the source language first."""
 
 
 def executed_folder(app: Sphinx) -> Path:

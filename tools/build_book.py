@@ -42,11 +42,9 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import nbformat
 import yaml
-from myst_nb.core.read import read_myst_markdown_notebook
 
-from tools.book_languages import LANGUAGES
+from tools.editions import LANGUAGES
 
 ROOT = Path(__file__).resolve().parent.parent
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -139,6 +137,9 @@ def error_line(traceback: str) -> str:
 
 def locate_cell(source: Path, cell_source: str) -> tuple[int, int] | tuple[None, None]:
     """(code cell number, fence line) of the code cell whose text is `cell_source`."""
+    import nbformat  # here, not above: importing the build's tools (the tests do) costs no Sphinx
+    from myst_nb.core.read import read_myst_markdown_notebook
+
     if source.suffix == ".ipynb":
         notebook, lines = nbformat.read(source, as_version=4), None
     else:

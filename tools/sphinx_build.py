@@ -27,7 +27,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from tools.book_languages import LANGUAGES
+from tools.editions import LANGUAGES
 
 ROOT = Path(__file__).resolve().parent.parent
 
