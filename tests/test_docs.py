@@ -24,8 +24,8 @@ DOCS = sorted((ROOT / "docs").glob("*.md"))
 PAGES = [ROOT / "README.md", *DOCS, *sorted((ROOT / "book").glob("*.md"))]
 READING = ROOT / "docs" / "burn-reading.md"
 # Markdown's [text](target "title"), a reference definition `[name]: target`, and HTML's href/src.
-LINK = re.compile(r"\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)|^\[[^\]]+\]:\s*(\S+)|(?:href|src)=\"([^\"]+)\"",
-                  re.MULTILINE)
+LINK = re.compile(r"\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)"
+                  r"|^\[[^\]]+\]:\s*(\S+)|(?:href|src)=\"([^\"]+)\"", re.MULTILINE)
 FENCE = re.compile(r"^(```|~~~).*?^\1", re.MULTILINE | re.DOTALL)
 # A path a maintainer is sent to, in backticks: one of the repository's own folders, no placeholders.
 PATH = re.compile(r"`((?:mlx_autodiff|tools|tests|docs|_static|_templates|locale)/[\w./-]*"
@@ -73,8 +73,9 @@ def test_every_file_the_maintainer_is_sent_to_exists(page: Path) -> None:
 def test_nothing_names_the_notes_outside_the_repository() -> None:
     folders = ["mlx_autodiff", "tools", "tests", "docs", "book", "_static", "_templates", "locale"]
     files = [ROOT / name for name in ("README.md", "Makefile", "_config.yml", "_toc.yml", "pyproject.toml")]
+    suffixes = (".py", ".md", ".js", ".css", ".html", ".po", ".json", ".sh")
     files += [path for folder in folders for path in (ROOT / folder).rglob("*")
-              if path.is_file() and path.suffix in (".py", ".md", ".js", ".css", ".html", ".po", ".json", ".sh")]
+              if path.is_file() and path.suffix in suffixes]
     named = [f"{relative(path)}: {needle}" for path in files
              for needle in OUTSIDE if needle in path.read_text(encoding="utf8", errors="replace")]
     assert not named, "a clone has no such folder; say it in docs/ instead:\n" + "\n".join(named)
@@ -108,7 +109,8 @@ def test_the_reading_of_burn_names_tests_that_exist() -> None:
     defined = {name for path in (ROOT / "tests").glob("test_*.py")
                for name in re.findall(r"^def (test_\w+)", path.read_text(encoding="utf8"), re.MULTILINE)}
     assert len(cited) > 20, "the rules name the tests that pin them"
-    assert not cited - defined, f"docs/burn-reading.md cites tests that do not exist: {sorted(cited - defined)}"
+    missing = sorted(cited - defined)
+    assert not missing, f"docs/burn-reading.md cites tests that do not exist: {missing}"
 
 
 def test_the_reading_of_burn_quotes_the_engines_own_errors() -> None:
