@@ -210,6 +210,13 @@ class _Tables(html.parser.HTMLParser):
             self.cell.append(data)
 
 
+def page_tables(path: Path) -> list[list[list[str]]]:
+    """Every table of a built page (`HTML / "book/a1-engine-tour.html"`), as `html_tables` gives them."""
+    parser = _Tables()
+    parser.feed(path.read_text(encoding="utf8"))
+    return parser.tables
+
+
 def html_tables(chapter: str) -> list[list[list[str]]]:
     """Every table the chapter's cells show as HTML (`mlx_autodiff.table.Table`), in order: each a list
     of rows, the header row first, each row its cells' text (`code` in backticks, as in Markdown)."""

@@ -12,8 +12,8 @@ and `_build/html/zh_CN/`, the Chinese text coming from the gettext catalogs in
   each in the page's head. Only languages this site is built in get one
   (`book_languages`, set by tools/sphinx_build.py), so `LANGS=en make book`
   has no link to a page that is not there;
-- writes every language's executed notebooks to one folder
-  (`book_executed_folder`): myst-nb 1.4.0 always writes them beside the output
+- writes a language's executed notebooks to the folder tools/sphinx_build.py
+  names (`book_executed_folder`): myst-nb 1.4.0 always writes them beside the output
   folder (`<outdir>/../jupyter_execute`, myst_nb/sphinx_ext.py,
   `create_mystnb_config`, with no setting to change it), which for
   `_build/html/zh_CN` would be inside the published site. tools/live_cells.py
