@@ -14,7 +14,7 @@ import os
 from collections.abc import Iterator
 
 import pytest
-from browser_pages import browser, server, visit  # noqa: F401 (the browser tests' fixtures, shared)
+from browser_pages import browser, checked_page, server, visit  # noqa: F401 (the browser tests' fixtures)
 from hypothesis import settings
 
 from mlx_autodiff import device as device_module
