@@ -303,13 +303,22 @@ def prepare(root: Path) -> bool:
     a time, instead of one after another inside Sphinx. True when every chapter is then cached, so
     no language's build executes anything; False when one failed (the first language's build runs it
     again, and says where it failed, as myst-nb reports it)."""
+    sources = toc_files(root)
+    # the sources a complete cache was last found for, kept in the cache (cleared with it)
+    ready = root / "_build" / ".jupyter_cache" / "prepared-for"
+    explored = (root / "_build" / ".explorer" / engine_key(root)).is_dir()
+    fingerprint = hashlib.sha256(f"{engine_key(root)} explored: {explored}".encode())
+    for source in sources + [root / "_config.yml"]:
+        fingerprint.update(source.read_bytes())
+    if ready.exists() and ready.read_text() == fingerprint.hexdigest():
+        return True  # nothing changed since every chapter was found in the cache: no need to look
+    ready.unlink(missing_ok=True)
     from jupyter_cache import get_cache
     from jupyter_cache.base import CacheBundleIn
 
     config = yaml.safe_load((root / "_config.yml").read_text(encoding="utf8"))
     timeout = int((config.get("execute") or {}).get("timeout", 30))
     cache = get_cache(str(root / "_build" / ".jupyter_cache"))
-    sources = toc_files(root)
     missing = []
     for source in sources:
         notebook = read_notebook(source)
@@ -319,9 +328,10 @@ def prepare(root: Path) -> bool:
         except KeyError:
             missing.append(source)
     pages = [source.read_text(encoding="utf8") for source in sources if source.suffix == ".md"]
-    explored = (root / "_build" / ".explorer" / engine_key(root)).is_dir()
     explorer = not explored and any("{relocation-explorer}" in text for text in pages)
     if not missing and not explorer:
+        if ready.parent.is_dir():
+            ready.write_text(fingerprint.hexdigest())
         return True
     print(f"executing {len(missing)} chapter(s), {workers()} at a time: "
           + " ".join(_relative(root, source) for source in missing), flush=True)
@@ -339,6 +349,8 @@ def prepare(root: Path) -> bool:
             print(f"executed {_relative(root, source)} in {seconds:.1f} s", flush=True)
         if exploring is not None:
             exploring.result()
+    if complete and ready.parent.is_dir():
+        ready.write_text(fingerprint.hexdigest())
     return complete
 
 
