@@ -18,9 +18,12 @@ Every page is re-read on every build (`--all`): Sphinx warns only about pages it
 reads, so an incremental build would pass `-W` while an unchanged page still
 warns. Re-reading costs seconds because executed outputs come from the cache.
 
-The book is built in every language of tools/book_languages.py, one Sphinx
-build each (tools/sphinx_build.py), English first: it executes what the cache
-lacks, and the others reuse its outputs. `python -m tools.build_book zh_CN` (or
+The book is built in every language of tools/editions.py, one Sphinx build
+each (tools/sphinx_build.py). First the chapters the cache lacks execute, a
+core at a time, as myst-nb would run them (`prepare`); then every language's
+build runs at once, each finding every chapter in the cache. When a chapter
+fails there, the languages build one after another, English first, so
+myst-nb's own report of the failing cell is in the log. `python -m tools.build_book zh_CN` (or
 `LANGS=zh_CN make book`) builds only the languages named. The site's root,
 `_build/html/index.html`, opens the English edition.
 
