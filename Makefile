@@ -11,7 +11,7 @@ LIVE_PORT ?= 8899
 LANGS ?=
 export LANGS
 
-.PHONY: setup venv test book build-book serve live lab bench bench-book measure-setup exercise lint catalogs clean
+.PHONY: setup venv test test-fast book build-book serve live lab bench bench-book measure-setup exercise lint catalogs clean
 
 # tools/mac_wheels.py works around a pip bug with pip's internals: keep pip to the series it was written for.
 $(STAMP): requirements.txt pyproject.toml
@@ -38,8 +38,14 @@ $(LIVE_ASSETS): package.json package-lock.json tools/live_assets.py | $(STAMP)
 
 setup: $(LIVE_ASSETS)
 
+# Every test, as CI runs it: the engine, the strict build of both editions, the browser, live cells.
 test: setup
 	$(PY) -m pytest
+
+# While working: no book build, no browser, no chapter executed (tests/conftest.py marks every test
+# that needs one `slow`, from the fixtures it uses). `make test` before a merge.
+test-fast: setup
+	$(PY) -m pytest -m "not slow"
 
 build-book: setup
 	$(PY) -m tools.build_book

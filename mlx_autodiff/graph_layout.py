@@ -3,8 +3,9 @@
 A graph too big to lay out first folds each submodule's ops into one box
 ("fc2: 4 ops, collapsed"), then, if that is still too big, cuts the nodes
 farthest from the roots into one summary box (pytorchviz users asked for big
-graphs to collapse: its issue #71). "Too big" counts what Graphviz pays for,
-boxes plus the dummy nodes of long edges, not just boxes.
+graphs to collapse: https://github.com/szagoruyko/pytorchviz/issues/71). "Too
+big" counts what Graphviz pays for, boxes plus the dummy nodes of long edges,
+not just boxes.
 
 Works on `graph_data`'s boxes only; `graph_dot` writes the result.
 """

@@ -28,15 +28,17 @@ import re
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import nbformat
 import pytest
 import yaml
 
 from mlx_autodiff import site_layout
-from tools.book_languages import LANGUAGES
 from tools.build_book import SUMMARY
+from tools.editions import LANGUAGES
+
+if TYPE_CHECKING:  # nbformat costs seconds to import (jsonschema): only the tests that read notebooks pay
+    import nbformat
 
 ROOT = Path(__file__).resolve().parents[1]
 SITE = ROOT / "_build" / "html"
@@ -119,6 +121,8 @@ def executed(chapter: str) -> nbformat.NotebookNode:
     path = EXECUTED / f"{docname(chapter)}.ipynb"
     if not path.exists():
         raise FileNotFoundError(f"{path} is missing: build the book first (the `book_build` fixture does)")
+    import nbformat
+
     return nbformat.read(path, as_version=4)
 
 
@@ -207,6 +211,13 @@ class _Tables(html.parser.HTMLParser):
     def handle_data(self, data: str) -> None:
         if self.cell is not None:
             self.cell.append(data)
+
+
+def page_tables(path: Path) -> list[list[list[str]]]:
+    """Every table of a built page (`HTML / "book/a1-engine-tour.html"`), as `html_tables` gives them."""
+    parser = _Tables()
+    parser.feed(path.read_text(encoding="utf8"))
+    return parser.tables
 
 
 def html_tables(chapter: str) -> list[list[list[str]]]:

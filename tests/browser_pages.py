@@ -4,6 +4,11 @@
 (`_build/html/<language>/<path>`; English unless told, `language=None` for the
 site's own root) in a fresh, empty profile and records what went wrong while it
 loaded: console errors, requests that tried to leave the machine.
+`checked_page(docname, width, language)` is every page's one visit for the
+checks that only look (tests/test_browser.py, tests/test_axe.py): each page is
+opened once per width and edition in a session, and everything those checks
+want of it is measured then (`PageFacts`), axe-core included, instead of a
+visit, and a page load, per test.
 tests/conftest.py shares these fixtures with every test file
 (one Playwright per test session: a second would refuse to start).
 """
@@ -11,9 +16,11 @@ tests/conftest.py shares these fixtures with every test file
 from __future__ import annotations
 
 import functools
+import json
 import re
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urljoin
 
@@ -48,6 +55,54 @@ OVERFLOW_JS = """(tolerance) => {
       `${el.textContent.trim().slice(0, 60)}... ${Math.round(el.getBoundingClientRect().width)} px wide`),
   };
 }"""
+
+
+AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+BLOCKING = ("serious", "critical")
+RUN_AXE_JS = """async () => {
+  const results = await axe.run(document, {resultTypes: ['violations']});
+  return results.violations.map(v => ({
+    id: v.id, impact: v.impact, help: v.help,
+    nodes: v.nodes.slice(0, 3).map(n => ({target: n.target.join(' '), summary: n.failureSummary})),
+  }));
+}"""
+# Measured in the page: figures that should show but have no size, or images that did not load.
+# Closed dropdowns are opened first; content hidden on purpose (a closed toggle, `hidden`, a tab not
+# selected) and the theme's button icons are skipped.
+HIDDEN_FIGURES_JS = """() => {
+  document.querySelectorAll('details').forEach(d => { d.open = true; });
+  const article = document.querySelector('article.bd-article') || document.body;
+  const figures = [...article.querySelectorAll('svg'), ...document.querySelectorAll('img')];
+  const byDesign = el => el.closest('.toggle-hidden, [hidden], button, .copybtn') ||
+    [...document.querySelectorAll('.sd-tab-content')].some(tab => tab.contains(el) &&
+                                                                  getComputedStyle(tab).display === 'none');
+  return figures.filter(el => !byDesign(el)).flatMap(el => {
+    const box = el.getBoundingClientRect();
+    const unloaded = el.tagName === 'IMG' && !(el.complete && el.naturalWidth > 0);
+    if (box.width > 0 && box.height > 0 && !unloaded) return [];
+    const name = `<${el.tagName.toLowerCase()} class="${el.getAttribute('class') || ''}"` +
+                 ` src="${el.getAttribute('src') || ''}">`;
+    return [`${name} is ${box.width}x${box.height} px` + (unloaded ? ', not loaded' : '')];
+  });
+}"""
+
+
+def axe_version() -> str:
+    if not AXE.exists():
+        pytest.fail(f"{AXE.relative_to(ROOT)} is missing: run `make setup` (it runs `npm ci`).")
+    return json.loads((AXE.parent / "package.json").read_text())["version"]
+
+
+def violations(page) -> list[dict]:
+    """axe's serious and critical findings on the page as it is now."""
+    axe_version()
+    page.add_script_tag(path=str(AXE))
+    return [v for v in page.evaluate(RUN_AXE_JS) if v["impact"] in BLOCKING]
+
+
+def screenshot_name(docname: str, language: str = "en") -> str:
+    name = docname.removeprefix("book/").replace("/", "-")
+    return name if language == "en" else f"{language}-{name}"
 
 
 class QuietHandler(SimpleHTTPRequestHandler):
@@ -112,6 +167,50 @@ class Visit:
 
     def close(self) -> None:
         self.context.close()
+
+
+@dataclass(frozen=True)
+class PageFacts:
+    """What the looking-only checks want of one page at one width, measured in one visit, in this
+    order: as loaded (status, a screenshot, the sideways overflow), then axe-core's serious and
+    critical findings, then (dropdowns opened) the figures that do not show; console errors and
+    requests that tried to leave the machine over the whole visit."""
+
+    status: int | None
+    overflow: dict
+    violations: list[dict]
+    hidden_figures: list[str]
+    console_errors: list[str]
+    network: list[str]
+
+
+def measure(opened: Visit, docname: str, width: int, language: str) -> PageFacts:
+    suffix = "" if width == WIDE else "-narrow"
+    opened.screenshot(screenshot_name(docname, language) + suffix)  # what a reader first sees
+    overflow = opened.page.evaluate(OVERFLOW_JS, OVERFLOW_TOLERANCE_PX)
+    found = violations(opened.page)
+    hidden = opened.page.evaluate(HIDDEN_FIGURES_JS)
+    status = opened.response.status if opened.response is not None else None
+    return PageFacts(status, overflow, found, hidden, opened.console_errors(), list(opened.network))
+
+
+@pytest.fixture(scope="session")
+def checked_page(browser, server) -> Callable[[str, int, str], PageFacts]:
+    """`checked_page(docname, width, language)`: the page's `PageFacts`, measured on its first request
+    in the session and kept for the other checks of the same page, width and edition."""
+    measured: dict[tuple[str, int, str], PageFacts] = {}
+
+    def facts(docname: str, width: int, language: str) -> PageFacts:
+        key = (docname, width, language)
+        if key not in measured:
+            opened = Visit(browser, server, f"{language}/{docname}.html", width)
+            try:
+                measured[key] = measure(opened, docname, width, language)
+            finally:
+                opened.close()
+        return measured[key]
+
+    return facts
 
 
 @pytest.fixture

@@ -1,4 +1,12 @@
-"""Shared test setup: a deterministic Hypothesis profile, and no random state leaking between tests."""
+"""Shared test setup: the tiers, a deterministic Hypothesis profile, no random state leaking between tests.
+
+The tiers come from the fixtures a test asks for (directly, through another
+fixture, or with `usefixtures`): `FIXTURE_MARKS` says what each costly fixture
+stands for, and every test that needs one gets its marks, so no test can leak
+into the fast tier (`make test-fast`, `-m "not slow"`) by forgetting one.
+`-m book`, `-m browser` and `-m executed` pick the others (README: *Tests*).
+Nothing here imports Sphinx, myst-nb or Playwright: the tests that need them do.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +14,7 @@ import os
 from collections.abc import Iterator
 
 import pytest
-from browser_pages import browser, server, visit  # noqa: F401 (the browser tests' fixtures, shared)
+from browser_pages import browser, checked_page, server, visit  # noqa: F401 (the browser tests' fixtures)
 from hypothesis import settings
 
 from mlx_autodiff import device as device_module
@@ -19,6 +27,29 @@ settings.register_profile(
 )
 settings.register_profile("thorough", deadline=None, max_examples=400, print_blob=True)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+FIXTURE_MARKS: dict[str, tuple[str, ...]] = {
+    "book_build": ("slow", "book", "executed"),  # the strict build of every edition, chapters executed
+    "fresh_templates": ("slow", "book"),  # Sphinx's gettext builder over every page
+    "two_builds": ("slow", "book", "executed"),  # a small book built and executed twice
+    "server": ("slow", "browser"),  # the built site over HTTP
+    "browser": ("slow", "browser"),  # headless Chromium
+    "book_runs": ("slow", "executed"),  # every chapter graded: with its solutions, and as a fork
+    "fixture_runs": ("slow", "executed"),  # the fixture chapter graded three ways
+    "live": ("slow", "executed"),  # `make live`'s servers and a kernel running chapters
+    "isolated_records": ("slow",),  # each relocation method in a fresh process
+}
+"""What a test that asks for the fixture is: `slow` (not in the fast tier), `book` (needs the built
+book), `browser` (needs Chromium), `executed` (executes chapters)."""
+
+
+@pytest.hookimpl(tryfirst=True)  # before `-m` deselects: the marks must be there when it looks
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        marks = {mark for name in getattr(item, "fixturenames", ()) for mark in FIXTURE_MARKS.get(name, ())}
+        for mark in sorted(marks):
+            item.add_marker(mark)
 
 
 @pytest.fixture(autouse=True)

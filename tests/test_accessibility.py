@@ -10,23 +10,25 @@ every graph has a text alternative and ids no other graph on its page uses.
 
 from __future__ import annotations
 
+import importlib.util
 import re
 from collections import Counter
 from pathlib import Path
 
-import pydata_sphinx_theme
 import pytest
-import sphinx_book_theme
 from book_outputs import HTML, ROOT, book_build, toc_pages  # noqa: F401 (book_build is a fixture)
 from bs4 import BeautifulSoup
-from myst_nb.sphinx_ import visit_HideCellInput
-from pydata_sphinx_theme.toctree import add_collapse_checkboxes
 
-from tools.accessible_theme import name_sidebar_toggles, visit_hidden_cell
 
-THEME = Path(pydata_sphinx_theme.__file__).parent / "theme" / "pydata_sphinx_theme"
-ASSETS = Path(pydata_sphinx_theme.__file__).parent / "assets"
-BOOK_THEME = Path(sphinx_book_theme.__file__).parent / "assets" / "styles"
+def package_folder(name: str) -> Path:
+    """Where a package is installed, without importing it (the themes import Sphinx: only the tests
+    that call into them pay for that)."""
+    return Path(importlib.util.find_spec(name).origin).parent
+
+
+THEME = package_folder("pydata_sphinx_theme") / "theme" / "pydata_sphinx_theme"
+ASSETS = package_folder("pydata_sphinx_theme") / "assets"
+BOOK_THEME = package_folder("sphinx_book_theme") / "assets" / "styles"
 SIDEBAR = ('<ul class="nav bd-sidenav"><li class="toctree-l1 current"><a class="reference internal" '
            'href="08.html">8. Seven ways</a><ul><li class="toctree-l2"><a class="reference internal" '
            'href="08a.html">8.9. Every combination</a></li></ul></li></ul>')
@@ -61,6 +63,8 @@ def test_upstream_the_themes_sidebar_items_are_still_outside_any_landmark() -> N
 
 
 def test_upstream_myst_nb_still_labels_a_hidden_cells_toggle_other_than_it_shows() -> None:
+    from myst_nb.sphinx_ import visit_HideCellInput
+
     written = Translator()
     visit_HideCellInput(written, HIDDEN)
     assert '<summary aria-label="Toggle hidden content">' in "".join(written.body), (
@@ -68,6 +72,8 @@ def test_upstream_myst_nb_still_labels_a_hidden_cells_toggle_other_than_it_shows
 
 
 def test_upstream_the_themes_sidebar_toggles_still_have_no_name() -> None:
+    from pydata_sphinx_theme.toctree import add_collapse_checkboxes
+
     soup = BeautifulSoup(SIDEBAR, "html.parser")
     add_collapse_checkboxes(soup)
     summary = soup.select_one("li.has-children > details > summary")
@@ -76,6 +82,10 @@ def test_upstream_the_themes_sidebar_toggles_still_have_no_name() -> None:
 
 
 def test_a_sidebar_toggle_is_named_after_its_entry() -> None:
+    from pydata_sphinx_theme.toctree import add_collapse_checkboxes
+
+    from tools.accessible_theme import name_sidebar_toggles
+
     soup = BeautifulSoup(SIDEBAR, "html.parser")
     add_collapse_checkboxes(soup)
     name_sidebar_toggles(name_sidebar_toggles(soup))  # twice: the theme caches the tree and may hand it back
@@ -105,6 +115,10 @@ def test_upstream_a_download_links_icon_is_still_a_glyph_in_its_content() -> Non
 
 
 def test_the_replacement_toggle_is_named_by_its_words() -> None:
+    from myst_nb.sphinx_ import visit_HideCellInput
+
+    from tools.accessible_theme import visit_hidden_cell
+
     ours, theirs = Translator(), Translator()
     visit_hidden_cell(ours, HIDDEN)
     visit_HideCellInput(theirs, HIDDEN)

@@ -15,32 +15,9 @@ import json
 
 import pytest
 from book_outputs import EDITIONS, ROOT, book_build, toc_pages  # noqa: F401 (book_build is a fixture)
-from browser_pages import NARROW, WIDE
+from browser_pages import NARROW, WIDE, axe_version, violations
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.usefixtures("book_build")]
-
-AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
-BLOCKING = ("serious", "critical")
-RUN_AXE_JS = """async () => {
-  const results = await axe.run(document, {resultTypes: ['violations']});
-  return results.violations.map(v => ({
-    id: v.id, impact: v.impact, help: v.help,
-    nodes: v.nodes.slice(0, 3).map(n => ({target: n.target.join(' '), summary: n.failureSummary})),
-  }));
-}"""
-
-
-def axe_version() -> str:
-    if not AXE.exists():
-        pytest.fail(f"{AXE.relative_to(ROOT)} is missing: run `make setup` (it runs `npm ci`).")
-    return json.loads((AXE.parent / "package.json").read_text())["version"]
-
-
-def violations(page) -> list[dict]:
-    """axe's serious and critical findings on the page as it is now."""
-    axe_version()
-    page.add_script_tag(path=str(AXE))
-    return [v for v in page.evaluate(RUN_AXE_JS) if v["impact"] in BLOCKING]
 
 
 def report(found: list[dict]) -> str:
@@ -57,9 +34,8 @@ def test_axe_is_the_pinned_version() -> None:
 @pytest.mark.parametrize("width", [WIDE, NARROW], ids=["desktop", "phone"])
 @pytest.mark.parametrize("language", EDITIONS)
 @pytest.mark.parametrize("docname", toc_pages())
-def test_no_serious_accessibility_violation(visit, docname: str, width: int, language: str) -> None:
-    opened = visit(f"{docname}.html", width, language)
-    found = violations(opened.page)
+def test_no_serious_accessibility_violation(checked_page, docname: str, width: int, language: str) -> None:
+    found = checked_page(docname, width, language).violations  # axe on the page as loaded
     assert not found, f"{language}/{docname} at {width} px:\n{report(found)}"
 
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import nbformat
 import pytest
+import yaml
 from book_outputs import HTML, ROOT, book_build, docname, executed, plain_value, toc_pages  # noqa: F401
-from myst_nb.core.read import is_myst_markdown_notebook
 
 # `tools` is on pytest's pythonpath (pyproject.toml)
 from tools.build_book import build, engine_key, execution_failures
@@ -56,8 +56,26 @@ EXPECTED = (f"chapter book/05-step-1.md failed at cell 3 (line {FAILING_FENCE_LI
 
 
 def is_notebook(page: str) -> bool:
+    """A page myst-nb executes: an .ipynb, or MyST Markdown whose front matter says so (myst-nb's
+    `is_myst_markdown_notebook`, read here without importing myst-nb at collection)."""
     source = ROOT / f"{page}.md"
-    return not source.exists() or is_myst_markdown_notebook(source.read_text(encoding="utf8"))
+    if not source.exists():
+        return True
+    text = source.read_text(encoding="utf8")
+    front = yaml.safe_load(text.split("---", 2)[1]) if text.startswith("---") else None
+    if not isinstance(front, dict):
+        return False
+    representation = (front.get("jupytext") or {}).get("text_representation") or {}
+    return front.get("file_format") == "mystnb" or representation.get("format_name") == "myst"
+
+
+def test_which_pages_are_notebooks_is_what_myst_nb_says() -> None:
+    from myst_nb.core.read import is_myst_markdown_notebook
+
+    for page in toc_pages():
+        source = ROOT / f"{page}.md"
+        if source.exists():
+            assert is_notebook(page) == is_myst_markdown_notebook(source.read_text(encoding="utf8")), page
 
 
 def tiny_book(root: Path) -> Path:
@@ -96,19 +114,32 @@ def test_glued_values_are_python_literals_when_their_repr_is_one() -> None:
     assert plain_value({"text/plain": ["Node", "Id(3)"]}) == "NodeId(3)"  # not a literal: the text
 
 
-@pytest.mark.parametrize("changed", ["mlx_autodiff/tape.py", "tools/sphinx_build.py", "_static/live.js",
-                                     "README.md", "book/_data/bench.json"])
-def test_the_execution_cache_key_changes_with_what_the_outputs_show(tmp_path: Path, changed: str) -> None:
-    """Appendix 1 counts the lines of every file README's map names; a4 renders book/_data."""
-    for name in ["mlx_autodiff/tape.py", "tools/sphinx_build.py", "_static/live.js", "README.md",
-                 "book/_data/bench.json", "book/01-initialized.md"]:
+KEYED = ["mlx_autodiff/tape.py", "mlx_autodiff/words/en.json", "requirements.txt", "book/_data/bench.json"]
+NOT_KEYED = ["book/01-initialized.md", "README.md", "tools/sphinx_build.py", "_static/live.js"]
+
+
+def keyed_files(tmp_path: Path) -> str:
+    for name in KEYED + NOT_KEYED:
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / name).write_text("x\n")
-    before = engine_key(tmp_path)
-    (tmp_path / "book" / "01-initialized.md").write_text("a chapter's own cells are the cache's business\n")
-    assert engine_key(tmp_path) == before
+    return engine_key(tmp_path)
+
+
+@pytest.mark.parametrize("changed", KEYED)
+def test_the_execution_cache_key_changes_with_what_the_chapters_run(tmp_path: Path, changed: str) -> None:
+    """The engine and its words, the requirements, and book/_data (a2 and a4 render it)."""
+    before = keyed_files(tmp_path)
     (tmp_path / changed).write_text("y\n")
     assert engine_key(tmp_path) != before, changed
+
+
+@pytest.mark.parametrize("changed", NOT_KEYED)
+def test_a_readme_tool_or_page_script_edit_executes_no_chapter(tmp_path: Path, changed: str) -> None:
+    """A chapter's own cells are the cache's business; appendix 1 counts README's files at build time
+    (tools/code_map.py), so README.md, tools/ and _static/ are not in the key."""
+    before = keyed_files(tmp_path)
+    (tmp_path / changed).write_text("y\n")
+    assert engine_key(tmp_path) == before, changed
 
 
 def test_a_chapter_is_named_by_stem_docname_or_number() -> None:

@@ -16,32 +16,11 @@ from urllib.parse import urljoin, urlsplit
 
 import pytest
 from book_outputs import EDITIONS, ROOT, book_build, toc_pages  # noqa: F401 (book_build is a fixture)
-from browser_pages import NARROW, OVERFLOW_JS, OVERFLOW_TOLERANCE_PX, WIDE
+from browser_pages import NARROW, OVERFLOW_TOLERANCE_PX, WIDE
 
-from tools.book_languages import LANGUAGES
+from tools.editions import LANGUAGES
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.usefixtures("book_build")]
-
-# Measured in the page: figures that should show but have no size, or images that did not load.
-# Closed dropdowns are opened first; content hidden on purpose (a closed toggle, `hidden`, a tab not
-# selected) and the theme's button icons are skipped.
-HIDDEN_FIGURES_JS = """() => {
-  document.querySelectorAll('details').forEach(d => { d.open = true; });
-  const article = document.querySelector('article.bd-article') || document.body;
-  const figures = [...article.querySelectorAll('svg'), ...document.querySelectorAll('img')];
-  const byDesign = el => el.closest('.toggle-hidden, [hidden], button, .copybtn') ||
-    [...document.querySelectorAll('.sd-tab-content')].some(tab => tab.contains(el) &&
-                                                                  getComputedStyle(tab).display === 'none');
-  return figures.filter(el => !byDesign(el)).flatMap(el => {
-    const box = el.getBoundingClientRect();
-    const unloaded = el.tagName === 'IMG' && !(el.complete && el.naturalWidth > 0);
-    if (box.width > 0 && box.height > 0 && !unloaded) return [];
-    const name = `<${el.tagName.toLowerCase()} class="${el.getAttribute('class') || ''}"` +
-                 ` src="${el.getAttribute('src') || ''}">`;
-    return [`${name} is ${box.width}x${box.height} px` + (unloaded ? ', not loaded' : '')];
-  });
-}"""
-
 
 def source_title(docname: str) -> str:
     """A page's first `# heading` as Sphinx titles it (no backticks or emphasis marks, curly quotes)."""
@@ -55,33 +34,26 @@ def smart(text: str) -> str:
     return text.translate(str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"'}))
 
 
-def screenshot_name(docname: str, language: str = "en") -> str:
-    name = docname.removeprefix("book/").replace("/", "-")
-    return name if language == "en" else f"{language}-{name}"
+@pytest.mark.parametrize("language", EDITIONS)
+@pytest.mark.parametrize("docname", toc_pages())
+def test_page_is_clean_at_desktop_width(checked_page, docname: str, language: str) -> None:
+    facts = checked_page(docname, WIDE, language)  # its screenshot: _build/screenshots/<name>.png
+    assert facts.status == 200
+    assert not facts.console_errors, f"{docname}: console errors {facts.console_errors}"
+    assert not facts.network, f"{docname}: a local book must not fetch from the network: {facts.network}"
+    assert not facts.hidden_figures, (
+        f"{docname}: figures that should show have no size or did not load: {facts.hidden_figures}")
 
 
 @pytest.mark.parametrize("language", EDITIONS)
 @pytest.mark.parametrize("docname", toc_pages())
-def test_page_is_clean_at_desktop_width(visit, docname: str, language: str) -> None:
-    opened = visit(f"{docname}.html", WIDE, language)
-    assert opened.response is not None and opened.response.status == 200
-    opened.screenshot(screenshot_name(docname, language))  # before dropdowns open: what a reader first sees
-    hidden = opened.page.evaluate(HIDDEN_FIGURES_JS)
-    assert not opened.console_errors(), f"{docname}: console errors {opened.console_errors()}"
-    assert not opened.network, f"{docname}: a local book must not fetch from the network: {opened.network}"
-    assert not hidden, f"{docname}: figures that should show have no size or did not load: {hidden}"
-
-
-@pytest.mark.parametrize("language", EDITIONS)
-@pytest.mark.parametrize("docname", toc_pages())
-def test_page_does_not_scroll_sideways_on_a_phone(visit, docname: str, language: str) -> None:
-    opened = visit(f"{docname}.html", NARROW, language)
-    opened.screenshot(screenshot_name(docname, language) + "-narrow")
-    width = opened.page.evaluate(OVERFLOW_JS, OVERFLOW_TOLERANCE_PX)
+def test_page_does_not_scroll_sideways_on_a_phone(checked_page, docname: str, language: str) -> None:
+    facts = checked_page(docname, NARROW, language)  # its screenshot: <name>-narrow.png
+    width = facts.overflow
     assert width["scrollWidth"] <= width["viewport"] + OVERFLOW_TOLERANCE_PX, (
         f"{docname}: {width['scrollWidth']} px wide on a {width['viewport']} px screen; the widest parts: "
         f"{width['culprits']}")
-    assert not opened.console_errors(), f"{docname}: console errors {opened.console_errors()}"
+    assert not facts.console_errors, f"{docname}: console errors {facts.console_errors}"
 
 
 def test_the_site_root_leads_to_the_landing_page(visit) -> None:

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from book_outputs import book_build, executed  # noqa: F401 (book_build is a fixture)
 from wrong_answers import RIGHT, WRONG, Answer
 
 from mlx_autodiff import Device, LinearConfig, site_layout
@@ -47,7 +48,7 @@ from mlx_autodiff.exercises import (
 from mlx_autodiff.workbook.checks import check_messages, messages
 from mlx_autodiff.workbook.checks import key as message_key
 from mlx_autodiff.workbook.convention import FORK_KEY
-from mlx_autodiff.workbook.grade import Execution, grade
+from mlx_autodiff.workbook.grade import Execution, Report, grade
 from mlx_autodiff.workbook.names import bound_names, free_names
 
 FIXTURE_BOOK = Path(__file__).resolve().parent / "fixtures" / "exercise-book"
@@ -566,8 +567,25 @@ def test_stubs_name_no_loop_variable_of_the_solution() -> None:
         assert f"It must define {names}, which" in forked.cells[stub_index(forked, label)].source
 
 
+def graded_from_the_book(name: str) -> Report:
+    """A chapter's own solutions, graded on the book build's run of the chapter rather than a run of
+    their own: each chapter executes once per test session. The build ran every code cell, in order,
+    and fails on any error a cell is not tagged to raise, so what it ran is what `check` would."""
+    source = resolve(name, ROOT).read()
+    code = [index for index, cell in enumerate(source.cells) if cell.cell_type == "code"]
+    ran = [cell for cell in executed(name).cells if cell.cell_type == "code"]
+    assert [source.cells[index].source.strip() for index in code] == [cell.source.strip() for cell in ran], (
+        f"{name}: the book build ran other cells than the chapter has")
+    nb = nbformat.from_dict(source)
+    for index, cell in zip(code, ran, strict=True):
+        nb.cells[index].outputs = cell.get("outputs", [])
+    run = Execution(nb, 600, started=[index for index in code if source.cells[index].source.strip()])
+    return Report(f"{name} (solutions)", [grade(ex, run) for ex in exercises(nb, name) if ex.graded])
+
+
 class BookRuns:
-    """Each chapter's own solutions, and its answered fork, executed once per session on demand."""
+    """Each chapter's own solutions, from the book build, and its answered fork, executed once per
+    session on demand."""
 
     def __init__(self) -> None:
         self._reports: dict[tuple[str, str], object] = {}
@@ -575,15 +593,17 @@ class BookRuns:
     def report(self, name: str, variant: str):
         key = (name, variant)
         if key not in self._reports:
-            chapter = resolve(name, ROOT)
-            nb = chapter.read() if variant == "solutions" else answered_fork(name)
-            # The fork runs from book/ too: exercises/ is at the same depth, so relative paths agree.
-            self._reports[key] = check(nb, f"{name} ({variant})", chapter.path.parent, timeout=600)
+            if variant == "solutions":
+                self._reports[key] = graded_from_the_book(name)
+            else:
+                # The fork runs from book/ too: exercises/ is at the same depth, so relative paths agree.
+                folder = resolve(name, ROOT).path.parent
+                self._reports[key] = check(answered_fork(name), f"{name} ({variant})", folder, timeout=600)
         return self._reports[key]
 
 
 @pytest.fixture(scope="module")
-def book_runs() -> BookRuns:
+def book_runs(book_build) -> BookRuns:  # noqa: F811 (the fixture)
     return BookRuns()
 
 

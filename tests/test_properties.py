@@ -7,7 +7,7 @@ several ops) and checks every leaf's gradient against `mx.grad` of the same
 expression written with tests/op_references.py in plain MLX. The
 second runs random sequences of relocations and training steps on a Linear and
 checks each result against a small model of the rules in
-shared/notes/burn-semantics.md (the spec's rules 1-21).
+docs/burn-reading.md (its rules 1-21).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The Burn rules the book leans on, one test each (spec: notes/burn-semantics.md, rules 1-21)."""
+"""The Burn rules the book leans on, one test each (docs/burn-reading.md, rules 1-21)."""
 
 from __future__ import annotations
 

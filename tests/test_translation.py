@@ -21,8 +21,8 @@ import pytest
 from book_outputs import EDITIONS, ROOT, SITE, book_build, build_book, toc_pages  # noqa: F401 (fixture)
 
 from tools import catalogs
-from tools.book_languages import LANGUAGES
 from tools.build_book import chosen_languages, root_page
+from tools.editions import LANGUAGES
 
 CHINESE = "zh_CN"
 CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")

@@ -19,9 +19,6 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from jupyter_cache import get_cache
-from jupyter_cache.base import CacheBundleIn
-from myst_nb.core.config import NbParserConfig
 
 from tools.build_book import LOGGED_FAILURE, execution_failures
 
@@ -151,6 +148,10 @@ def test_myst_nb_names_a_failed_chapter_only_in_its_log(tmp_path: Path) -> None:
 
 def test_the_execution_cache_matches_a_notebook_by_its_code_alone(tmp_path: Path) -> None:
     """tools/build_book.py clears the cache when the engine changes (MyST-NB issue #299)."""
+    from jupyter_cache import get_cache  # here: only this test pays for jupyter-cache and myst-nb
+    from jupyter_cache.base import CacheBundleIn
+    from myst_nb.core.config import NbParserConfig
+
     helper = tmp_path / "helper.py"
     helper.write_text("VALUE = 1\n")
     source = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("from helper import VALUE\nVALUE")])
@@ -185,3 +186,25 @@ def test_sphinx_external_toc_adds_its_toctrees_after_sphinx_translates_a_page() 
     from sphinx_external_toc.events import InsertToctrees
 
     assert InsertToctrees.default_priority > Locale.default_priority
+
+
+def test_rfc3987_syntax_still_builds_its_parsers_when_imported() -> None:
+    """tools/sphinx_build.py's `skip_iri_checks` keeps it out of every build process: when the module
+    builds its lark parsers only on first use, the workaround can go."""
+    probe = ("import lark, rfc3987_syntax.syntax_helpers as helpers; "
+             "print(isinstance(helpers.syntax_parser, lark.Lark))")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True)
+    assert done.stdout.strip() == "True", done.stdout + done.stderr
+
+
+def test_notebooks_validate_without_rfc3987_syntax() -> None:
+    """What the workaround leaves out is only jsonschema's "iri" formats, which no schema the build
+    reads uses: nbformat still validates, and its schemas name no iri format."""
+    probe = ("from tools.sphinx_build import skip_iri_checks; skip_iri_checks(); import sys, nbformat, "
+             "pathlib; nbformat.validate(nbformat.v4.new_notebook()); "
+             "schemas = pathlib.Path(nbformat.__file__).parent.rglob('*.json'); "
+             "print('rfc3987_syntax' in sys.modules and sys.modules['rfc3987_syntax'] is None, "
+             "any('\"iri' in path.read_text() for path in schemas))")
+    root = Path(__file__).resolve().parents[1]
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=root)
+    assert done.stdout.split() == ["True", "False"], done.stdout + done.stderr

@@ -12,8 +12,8 @@ and `_build/html/zh_CN/`, the Chinese text coming from the gettext catalogs in
   each in the page's head. Only languages this site is built in get one
   (`book_languages`, set by tools/sphinx_build.py), so `LANGS=en make book`
   has no link to a page that is not there;
-- writes every language's executed notebooks to one folder
-  (`book_executed_folder`): myst-nb 1.4.0 always writes them beside the output
+- writes a language's executed notebooks to the folder tools/sphinx_build.py
+  names (`book_executed_folder`): myst-nb 1.4.0 always writes them beside the output
   folder (`<outdir>/../jupyter_execute`, myst_nb/sphinx_ext.py,
   `create_mystnb_config`, with no setting to change it), which for
   `_build/html/zh_CN` would be inside the published site. tools/live_cells.py
@@ -58,7 +58,6 @@ and `_build/html/zh_CN/`, the Chinese text coming from the gettext catalogs in
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -78,28 +77,9 @@ from sphinx_external_toc.events import InsertToctrees
 from mlx_autodiff.editions import pick
 from mlx_autodiff.site_layout import page_path, relative, url
 from mlx_autodiff.words import words
+from tools.editions import LANGUAGES, Language
 
 SWITCHER = "language-switcher.html"
-
-
-@dataclass(frozen=True)
-class Language:
-    """One edition of the book."""
-
-    code: str  # Sphinx's `language` and the site's folder: "zh_CN"
-    tag: str  # the BCP 47 tag of `lang` and `hreflang`, as Sphinx writes <html lang>: "zh-CN"
-    name: str  # the language's own name, as the switcher shows it
-    # myst-nb's button over a hidden cell input (`nb_code_prompt_show`, `_hide`; myst-nb 1.4.0 puts
-    # "source" for {type}: the book hides inputs only, tests/test_translation.py checks)
-    show_code: str
-    hide_code: str
-
-
-LANGUAGES = {
-    "en": Language("en", "en", "English", "Show code cell {type}", "Hide code cell {type}"),
-    "zh_CN": Language("zh_CN", "zh-CN", "中文", "显示代码", "隐藏代码"),
-}
-"""Every language the book is built in, the source language first."""
 
 
 def executed_folder(app: Sphinx) -> Path:

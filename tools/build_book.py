@@ -4,11 +4,13 @@ myst-nb's execution cache (jupyter-cache) keys a chapter on its own code cells
 only, so a change to `mlx_autodiff` would leave stale outputs in the book
 (https://github.com/executablebooks/MyST-NB/issues/299, open; written for
 myst-nb 1.4.0 and jupyter-cache 1.0.1, pinned in requirements.txt). This script
-keys the whole cache on a hash of the engine's sources, the requirements,
-README.md (appendix 1 renders its map of the code) and the data files chapters
-read (`book/_data/`, such as the benchmark results): when that hash changes, the
-cache is cleared and every chapter runs again; when nothing changed, the build
-reuses it. tests/test_upstream.py fails when myst-nb grows an execution option
+keys the whole cache on a hash of the engine's sources, the requirements and
+the data files chapters read (`book/_data/`, such as the benchmark results):
+when that hash changes, the cache is cleared and every chapter runs again; when
+nothing changed, the build reuses it. What a page shows of the repository's
+other files (appendix 1's map of the code, from README.md) is computed when
+the page is read (tools/code_map.py), so a README edit executes nothing.
+tests/test_upstream.py fails when myst-nb grows an execution option
 (one may be the dependency list #299 asks for) or jupyter-cache stops matching a
 notebook by its code alone.
 
@@ -16,9 +18,12 @@ Every page is re-read on every build (`--all`): Sphinx warns only about pages it
 reads, so an incremental build would pass `-W` while an unchanged page still
 warns. Re-reading costs seconds because executed outputs come from the cache.
 
-The book is built in every language of tools/book_languages.py, one Sphinx
-build each (tools/sphinx_build.py), English first: it executes what the cache
-lacks, and the others reuse its outputs. `python -m tools.build_book zh_CN` (or
+The book is built in every language of tools/editions.py, one Sphinx build
+each (tools/sphinx_build.py). First the chapters the cache lacks execute, a
+core at a time, as myst-nb would run them (`prepare`); then every language's
+build runs at once, each finding every chapter in the cache. When a chapter
+fails there, the languages build one after another, English first, so
+myst-nb's own report of the failing cell is in the log. `python -m tools.build_book zh_CN` (or
 `LANGS=zh_CN make book`) builds only the languages named. The site's root,
 `_build/html/index.html`, opens the English edition.
 
@@ -39,15 +44,16 @@ import re
 import shutil
 import subprocess
 import sys
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-import nbformat
 import yaml
-from myst_nb.core.read import read_myst_markdown_notebook
 
 from mlx_autodiff.site_layout import ROOT_PAGE, page_path
-from tools.book_languages import LANGUAGES
+from tools.editions import LANGUAGES
+from tools.sphinx_build import skip_iri_checks
 
 ROOT = Path(__file__).resolve().parent.parent
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -106,11 +112,12 @@ class BuildResult:
 
 
 def engine_key(root: Path = ROOT) -> str:
-    """A hash of everything besides a chapter's own cells that its outputs depend on: the engine, and
-    the files README's map names (appendix 1 counts their lines: tools/, _static/)."""
+    """A hash of everything besides a chapter's own cells that its outputs depend on: the engine (its
+    code and words), the requirements, and the data files chapters read. Not README.md, tools/ or
+    _static/: appendix 1 counts their lines at build time (tools/code_map.py), not in a cell."""
     digest = hashlib.sha256()
-    files = sorted((root / "mlx_autodiff").rglob("*.py")) + [root / "requirements.txt", root / "README.md"]
-    files += sorted((root / "tools").rglob("*.py")) + sorted((root / "_static").glob("*.*"))
+    engine = [path for path in sorted((root / "mlx_autodiff").rglob("*")) if path.suffix in (".py", ".json")]
+    files = engine + [root / "requirements.txt"]
     files += sorted(path for path in (root / "book" / "_data").rglob("*") if path.is_file())
     for path in filter(Path.exists, files):
         digest.update(path.relative_to(root).as_posix().encode())
@@ -140,6 +147,9 @@ def error_line(traceback: str) -> str:
 
 def locate_cell(source: Path, cell_source: str) -> tuple[int, int] | tuple[None, None]:
     """(code cell number, fence line) of the code cell whose text is `cell_source`."""
+    import nbformat  # here, not above: importing the build's tools (the tests do) costs no Sphinx
+    from myst_nb.core.read import read_myst_markdown_notebook
+
     if source.suffix == ".ipynb":
         notebook, lines = nbformat.read(source, as_version=4), None
     else:
@@ -218,7 +228,12 @@ def _locked_build(languages: list[str], root: Path) -> BuildResult:
     # the switcher links to every language the site will have: these, and any built before
     site = [code for code in LANGUAGES if code in languages or (html / code / "index.html").exists()]
     result = BuildResult()
-    for language in languages:
+    if prepare(root):  # every chapter's outputs are in the cache: the languages build side by side
+        for language, (status, log) in zip(languages, _build_languages(languages, site, root), strict=True):
+            result.statuses[language] = status
+            if status != 0 and not result.failures:
+                result.failures = execution_failures(root, log, html / language)
+    for language in languages if not result.statuses else []:  # one at a time, the first executing
         if result.failures:
             result.statuses[language] = None
             continue
@@ -232,10 +247,147 @@ def _locked_build(languages: list[str], root: Path) -> BuildResult:
     return result
 
 
+# ----- before Sphinx: execute what the cache lacks, several chapters at once ------------------------
+
+
+def workers() -> int:
+    """How many chapters execute at once: one per core, at most four (each kernel is a process)."""
+    return max(1, min(4, os.cpu_count() or 1))
+
+
+def toc_files(root: Path) -> list[Path]:
+    """The source of every page of `_toc.yml`, in its order."""
+    def names(entry: Any) -> list[str]:
+        if isinstance(entry, dict):
+            own = [entry[key] for key in ("root", "file") if key in entry]
+            return own + [name for value in entry.values() for name in names(value)]
+        return [name for item in entry for name in names(item)] if isinstance(entry, list) else []
+
+    toc = yaml.safe_load((root / "_toc.yml").read_text(encoding="utf8"))
+    found = []
+    for name in names(toc):
+        stem = re.sub(r"\.(md|ipynb)$", "", name)
+        found += [path for path in (root / f"{stem}.md", root / f"{stem}.ipynb") if path.exists()][:1]
+    return found
+
+
+def read_notebook(source: Path) -> Any:
+    """The notebook myst-nb makes of a page, as its Sphinx parser reads it (None: not a notebook)."""
+    skip_iri_checks()
+    import nbformat
+    from myst_nb.core.read import is_myst_markdown_notebook, read_myst_markdown_notebook
+
+    if source.suffix == ".ipynb":
+        return nbformat.read(source, as_version=4)
+    text = source.read_text(encoding="utf8")
+    return read_myst_markdown_notebook(text, path=str(source)) if is_myst_markdown_notebook(text) else None
+
+
+def execute_chapter(source: Path, timeout: int) -> tuple[Path, Any, float]:
+    """Run one chapter as myst-nb's cache mode does (jupyter-cache's `single_nb_execution`, in the
+    chapter's folder); (source, the executed notebook or None if a cell failed, seconds)."""
+    from jupyter_cache.executors.utils import single_nb_execution
+
+    notebook = read_notebook(source)
+    ran = single_nb_execution(notebook, cwd=str(source.parent), timeout=timeout, allow_errors=False,
+                              meta_override=True)
+    return source, (None if ran.err else notebook), ran.time
+
+
+def warm_explorer(root: Path) -> None:
+    """The relocation explorer's runs (tools/explorer_page.py caches them by the engine's key)."""
+    sys.path.insert(0, str(root / "tools"))  # as Jupyter Book loads the local extension
+    from explorer_page import cached_folder
+
+    cached_folder(root)
+
+
+def prepare(root: Path) -> bool:
+    """Fill the execution cache with every chapter it lacks (and the explorer's runs), `workers()` at
+    a time, instead of one after another inside Sphinx. True when every chapter is then cached, so
+    no language's build executes anything; False when one failed (the first language's build runs it
+    again, and says where it failed, as myst-nb reports it)."""
+    sources = toc_files(root)
+    # the sources a complete cache was last found for, kept in the cache (cleared with it)
+    ready = root / "_build" / ".jupyter_cache" / "prepared-for"
+    explored = (root / "_build" / ".explorer" / engine_key(root)).is_dir()
+    fingerprint = hashlib.sha256(f"{engine_key(root)} explored: {explored}".encode())
+    for source in sources + [root / "_config.yml"]:
+        fingerprint.update(source.read_bytes())
+    if ready.exists() and ready.read_text() == fingerprint.hexdigest():
+        return True  # nothing changed since every chapter was found in the cache: no need to look
+    ready.unlink(missing_ok=True)
+    from jupyter_cache import get_cache
+    from jupyter_cache.base import CacheBundleIn
+
+    config = yaml.safe_load((root / "_config.yml").read_text(encoding="utf8"))
+    timeout = int((config.get("execute") or {}).get("timeout", 30))
+    cache = get_cache(str(root / "_build" / ".jupyter_cache"))
+    missing = []
+    for source in sources:
+        notebook = read_notebook(source)
+        try:
+            if notebook is not None:
+                cache.match_cache_notebook(notebook)
+        except KeyError:
+            missing.append(source)
+    pages = [source.read_text(encoding="utf8") for source in sources if source.suffix == ".md"]
+    explorer = not explored and any("{relocation-explorer}" in text for text in pages)
+    if not missing and not explorer:
+        if ready.parent.is_dir():
+            ready.write_text(fingerprint.hexdigest())
+        return True
+    print(f"executing {len(missing)} chapter(s), {workers()} at a time: "
+          + " ".join(_relative(root, source) for source in missing), flush=True)
+    complete = True
+    with ProcessPoolExecutor(workers()) as pool:
+        runs = [pool.submit(execute_chapter, source, timeout) for source in missing]
+        exploring = pool.submit(warm_explorer, root) if explorer else None
+        for run in runs:
+            source, notebook, seconds = run.result()
+            if notebook is None:
+                complete = False
+                continue
+            bundle = CacheBundleIn(notebook, str(source), data={"execution_seconds": seconds})
+            cache.cache_notebook_bundle(bundle, check_validity=False, overwrite=True)
+            print(f"executed {_relative(root, source)} in {seconds:.1f} s", flush=True)
+        if exploring is not None:
+            exploring.result()
+    if complete and ready.parent.is_dir():
+        ready.write_text(fingerprint.hexdigest())
+    return complete
+
+
+# ----- Sphinx, one process per language -------------------------------------------------------
+
+
+def _command(language: str, site: list[str], root: Path) -> list[str]:
+    shutil.rmtree(root / "_build" / "html" / language / "reports", ignore_errors=True)  # this build's only
+    return [sys.executable, "-m", "tools.sphinx_build", language, "--site", *site]
+
+
+def _build_languages(languages: list[str], site: list[str], root: Path) -> list[tuple[int, str]]:
+    """Every language's build at once (nothing is left to execute); the first one's output is echoed
+    as it comes, each other's after it, so the log reads as one build after another."""
+    commands = [_command(language, site, root) for language in languages]
+    processes = [subprocess.Popen(command + ["--root", str(root)], cwd=root, stdout=subprocess.PIPE,
+                                  stderr=subprocess.STDOUT, text=True, errors="replace")
+                 for command in commands]
+    results = []
+    for language, command, process in zip(languages, commands, processes, strict=True):
+        print(f"\n{SUMMARY}, {language}: {' '.join(command[1:])}", flush=True)
+        log: list[str] = []
+        assert process.stdout is not None
+        for line in process.stdout:
+            sys.stdout.write(line)
+            log.append(line)
+        results.append((process.wait(), "".join(log)))
+    return results
+
+
 def _build_language(language: str, site: list[str], root: Path) -> tuple[int, str]:
     """One language's Sphinx build in a process of its own, echoed; (exit status, log)."""
-    shutil.rmtree(root / "_build" / "html" / language / "reports", ignore_errors=True)  # this build's only
-    command = [sys.executable, "-m", "tools.sphinx_build", language, "--site", *site]
+    command = _command(language, site, root)
     print(f"\n{SUMMARY}, {language}: {' '.join(command[1:])}", flush=True)
     log: list[str] = []
     with subprocess.Popen(command + ["--root", str(root)], cwd=root, stdout=subprocess.PIPE,

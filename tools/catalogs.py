@@ -26,7 +26,7 @@ from babel.messages.catalog import Catalog
 from babel.messages.pofile import read_po
 
 from tools import sphinx_build
-from tools.book_languages import LANGUAGES
+from tools.editions import LANGUAGES
 
 ROOT = Path(__file__).resolve().parent.parent
 LOCALE = ROOT / "locale"

@@ -86,7 +86,7 @@ def first_edition(html: Path) -> str:
     """The first language of the book (English first) whose edition is built in `html`."""
     # imported here: the Jupyter server imports this module for BookOriginOnly, and
     # tools.book_languages brings Sphinx and myst-nb with it
-    from tools.book_languages import LANGUAGES
+    from tools.editions import LANGUAGES
 
     built = [code for code in LANGUAGES if (html / code / "book" / "index.html").exists()]
     if not built:

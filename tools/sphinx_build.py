@@ -13,8 +13,9 @@ and no second copy of it to keep in step:
   hidden cell's button in that language (`Language.show_code`);
 - the output folders: each language's HTML in `_build/html/<language>/`, its doctrees in
   `_build/.doctrees/<language>/`; every language shares one execution cache, `_build/.jupyter_cache`,
-  so the second language reuses what the first executed, and one folder of executed notebooks,
-  `_build/jupyter_execute/` (tools/book_languages.py says why myst-nb needs telling);
+  so the second language reuses what the first executed; the executed notebooks go to
+  `_build/jupyter_execute/` (English) and `_build/.jupyter_execute/<language>/` (the others), outside
+  the published site (tools/book_languages.py says why myst-nb needs telling);
 - `book_languages`, the languages this build's site has (the language switcher links to the others);
 - with a published base URL (`html.baseurl`, or BOOK_BASEURL: mlx_autodiff/site_layout.py), Sphinx's
   `html_baseurl` for the edition's canonical links is that URL plus the edition's folder, and the
@@ -31,7 +32,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from mlx_autodiff.site_layout import published_base, url
-from tools.book_languages import LANGUAGES
+from tools.editions import LANGUAGES
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -50,8 +51,12 @@ def folders(root: Path, language: str, builder: str = "html", out: Path | None =
     """The HTML of a language in `_build/html/<language>`; another builder's output in `_build/<builder>`."""
     build = root / "_build"
     if builder == "html":
+        # the first language's executed notebooks where the tests read them; another's beside them,
+        # so that builds of two languages at once (tools/build_book.py) never write the same file
+        first = language == next(iter(LANGUAGES))
+        executed = build / "jupyter_execute" if first else build / ".jupyter_execute" / language
         return Folders(out or build / "html" / language, build / ".doctrees" / language,
-                       build / "jupyter_execute", build / ".jupyter_cache")
+                       executed, build / ".jupyter_cache")
     out = out or build / builder
     # a builder that renders no page must not overwrite the HTML build's executed notebooks
     # (myst-nb writes them without their outputs on a cache hit: tools/executed_notebooks.py)
@@ -67,9 +72,25 @@ def site_overrides(root: Path, language: str) -> dict[str, str]:
     return {"html_baseurl": url(f"{language}/", base), "book_site_baseurl": base}
 
 
+def skip_iri_checks() -> None:
+    """Import jsonschema without rfc3987-syntax: seconds less for every process that reads notebooks.
+
+    jsonschema 4.26 imports rfc3987-syntax 1.1.0, when installed (jupyter-events asks for
+    `jsonschema[format-nongpl]`), for its "iri" format checks, and that module builds a dozen lark
+    parsers as it is imported: about 2 s (https://github.com/python-jsonschema/jsonschema/pull/1521
+    measures it; written for jsonschema 4.26.0 and rfc3987-syntax 1.1.0, pinned in requirements.txt).
+    Nothing the build validates has an "iri" format (nbformat's schemas, Jupyter Book's config), so
+    jsonschema is left to skip the check it would define (its `_format.py` does on ImportError).
+    tests/test_upstream.py fails when rfc3987-syntax stops building its parsers at import.
+    """
+    if "jsonschema" not in sys.modules:
+        sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[assignment]  (None: "not installed")
+
+
 def build(language: str, *, builder: str = "html", site_languages: list[str] | None = None,
           out: Path | None = None, root: Path = ROOT) -> int:
     """Run the strict build; return Sphinx's exit status (non-zero on any warning)."""
+    skip_iri_checks()
     from jupyter_book.sphinx import build_sphinx
 
     where = folders(root, language, builder, out)

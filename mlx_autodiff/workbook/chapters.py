@@ -7,6 +7,8 @@ chapters; a chapter is named by its file's stem (`04-step-0`), by its number
 
 from __future__ import annotations
 
+import copy
+import functools
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,8 +37,17 @@ class Chapter:
         return self.path.relative_to(self.root).as_posix()
 
     def read(self) -> nbformat.NotebookNode:
-        """The chapter as a notebook (a MyST .md chapter is read with jupytext)."""
-        return jupytext.read(self.path)
+        """The chapter as a notebook (a MyST .md chapter is read with jupytext): a copy of its own for
+        each caller, parsed once per version of the file (a book build asks for each chapter several
+        times: its exercises, its fork, its live cells)."""
+        stat = self.path.stat()
+        return copy.deepcopy(_parsed(self.path, stat.st_mtime_ns, stat.st_size))
+
+
+@functools.lru_cache(maxsize=64)
+def _parsed(path: Path, mtime_ns: int, size: int) -> nbformat.NotebookNode:
+    """`path` as jupytext reads it; the file's time and size are the key, so an edit is read again."""
+    return jupytext.read(path)
 
 
 def chapters(root: Path = ROOT) -> list[Chapter]:
