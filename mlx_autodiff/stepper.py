@@ -465,6 +465,7 @@ class Stepper:
             "graph": graph_id,
             "title": self.picture.title,
             "nodes": nodes,
+            "parameters": list(self.parameters),
             "frames": [asdict(frame) for frame in self.frames_in(language)],
             "burn": {key: {"url": place.url, "text": f"{place.path}:{place.start}"
                            + (f"-{place.end}" if place.end != place.start else "")}
