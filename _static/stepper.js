@@ -292,7 +292,13 @@
       previous: function () { go(current - 1); },
       next: function () { stop(); if (current < last) forward(); },
       last: function () { go(last); },
-      reset: function () { go(0); history.replaceState(history.state, "", location.pathname + location.hash); },
+      reset: function () {
+        go(0);
+        var query = new URLSearchParams(location.search);
+        query.delete(parameter);
+        var rest = query.toString();
+        history.replaceState(history.state, "", location.pathname + (rest ? "?" + rest : "") + location.hash);
+      },
       play: toggle,
     };
     panel.addEventListener("click", function (event) {
@@ -305,6 +311,10 @@
       if (!boxes[id] || popsAt[id] === undefined) return;
       boxes[id].classList.add("stepper-jump");
       boxes[id].addEventListener("click", function () { go(popsAt[id]); });
+    });
+    window.addEventListener("resize", function () {
+      var box = frames[current].node === null ? null : boxes[frames[current].node];
+      if (box) follow(box);
     });
     slider.addEventListener("input", function () { go(Number(slider.value) - 1); });
     speed.addEventListener("change", function () {

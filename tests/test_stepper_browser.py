@@ -64,7 +64,9 @@ FIT_JS = """(root) => {
   return {
     box: box && rect(box), picture: rect(root.querySelector('.stepper-picture')),
     controls: rect(root.querySelector('.stepper-controls')), slider: rect(root.querySelector('.stepper-slider')),
-    viewport: [0, 0, innerWidth, innerHeight],
+    // what the theme's sticky header covers is not on screen
+    viewport: [0, (document.querySelector('.bd-header-article') || {getBoundingClientRect: () => ({bottom: 0})})
+                  .getBoundingClientRect().bottom, innerWidth, innerHeight],
   };
 }"""
 # Milliseconds from a click on "Next step" to the page laid out again, for every frame after the first.
