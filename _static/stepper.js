@@ -173,7 +173,8 @@
         line.classList.toggle("stepper-line-also", frame.lines.indexOf(at) >= 0);
       });
       var here = codeLines[frame.line];
-      if (here) here.parentNode.scrollTop = here.offsetTop - here.parentNode.clientHeight / 2;
+      var codeBox = find(".stepper-code-box");
+      if (here) codeBox.scrollTop = here.offsetTop - codeBox.clientHeight / 2;
       var burn = find(".stepper-burn span");
       burn.replaceChildren.apply(burn, frame.burn.map(function (key) {
         var a = element("a", "", data.burn[key].text);

@@ -531,7 +531,8 @@ class Stepper:
             f'<p class="stepper-hint">{escape(said["hint"])}</p>'
             '<div class="stepper-panes">'
             + pane.format("code", escape(say(said["code"], path=self.code.path)),
-                          f'<ol class="stepper-code">{code}</ol><p class="stepper-burn">'
+                          f'<div class="stepper-code-box" tabindex="0" role="region" aria-label="{escape(self.code.path)}">'
+                          f'<ol class="stepper-code">{code}</ol></div><p class="stepper-burn">'
                           f'{escape(said["burn"])} <span></span></p>')
             + pane.format("stack", escape(said["stack"]), "<ol></ol>")
             + pane.format("tape", escape(said["tape"]), "<ol></ol>")
