@@ -90,8 +90,8 @@ BURN: dict[str, BurnPlace] = {
     "missing": BurnPlace("graph/traversal.rs", 41, 44, "let step = match steps.remove(&id) {"),
     "seed": BurnPlace("runtime/server.rs", 84, 84, "_ => Gradients::new::<B>(root_node, root_tensor),"),
     "run": BurnPlace("runtime/server.rs", 185, 189, "tape.into_iter().rev().for_each(|steps| {"),
-    "done": BurnPlace("runtime/server.rs", 87, 91,
-                      "let gradients = Self::execute_steps(tape_result.tape, grads, tape_result.checkpointer);"),
+    "done": BurnPlace("runtime/server.rs", 87, 91, "let gradients = Self::execute_steps("
+                      "tape_result.tape, grads, tape_result.checkpointer);"),
 }
 """Checked against Burn's source by tests/test_stepper.py where a checkout is at hand (`BURN_REPO`)."""
 
@@ -128,7 +128,8 @@ WALK_LINES: dict[str, tuple[Callable[..., Any], str]] = {
 """What each frame executes: a function of tape.py and how its line starts (the first match)."""
 
 
-RECORDING = ("if trace is not None", "if _recording is not None", "trace.", "trace = None", "_recording.append", "pass_number = next")
+RECORDING = ("if trace is not None", "if _recording is not None", "trace.", "trace = None",
+             "_recording.append", "pass_number = next")
 """How the lines start that only feed the trace (the stepper's own recording): not shown."""
 
 
@@ -331,7 +332,8 @@ def _where(group: list[Event], at: Mapping[str, int]) -> tuple[int, tuple[int, .
     if not isinstance(first, Popped):  # the root
         if failed:
             return at["no_root_step"], (at["take_root"],), ("root",)
-        return at["take_root"], tuple(at[key] for key in ("visit_root", *pushed)), ("root", "root_walk", "push")
+        others = tuple(at[key] for key in ("visit_root", *pushed))
+        return at["take_root"], others, ("root", "root_walk", *pushed)
     if failed:
         return at["raise"], (at["pop"], at["take"], at["gone"]), ("pop", "missing")
     if not took.found:
@@ -374,7 +376,8 @@ def _sentence(trace: BackwardTrace, group: list[Event], steps_taken: int, langua
     return say(text["took_one" if len(pushed) == 1 else "took_many"], what=what, parents=_and(pushed, text))
 
 
-def _run(trace: BackwardTrace, node: TracedNode, ran: Ran, landings: list[Event], language: str | None) -> str:
+def _run(trace: BackwardTrace, node: TracedNode, ran: Ran, landings: list[Event],
+         language: str | None) -> str:
     text = words(language, "stepper")
     if ran.no_op:
         return say(text["run_no_op"], node=name(node, language))
@@ -496,7 +499,8 @@ class Stepper:
             return f'<button type="button" data-action="{action}"{shortcut}>{escape(said[action])}</button>'
 
         code = "".join(f'<li data-line="{line.number}"><span class="stepper-line-number" aria-hidden="true">'
-                       f"{line.number}</span><code>{escape(line.text)}</code></li>" for line in self.code.lines)
+                       f"{line.number}</span><code>{escape(line.text)}</code></li>"
+                       for line in self.code.lines)
         speeds = "".join(f'<option value="{speed}"{" selected" if speed == "1" else ""}>{speed}×</option>'
                          for speed in ("0.5", "1", "2"))
         keys = ["current", "taken", "gradient", "arrived"]
@@ -513,7 +517,8 @@ class Stepper:
             '<div class="stepper-player" role="group" tabindex="0" '
             f'aria-label="{escape(say(said["player"], title=title))}" hidden>'
             '<div class="stepper-controls">'
-            + button("first", keys="Home") + button("previous", keys="ArrowLeft") + button("play", keys="Space")
+            + button("first", keys="Home") + button("previous", keys="ArrowLeft")
+            + button("play", keys="Space")
             + button("next", keys="ArrowRight") + button("last", keys="End") + button("reset")
             + '<span class="stepper-position" aria-hidden="true"></span></div>'
             '<div class="stepper-scrub">'
@@ -526,12 +531,13 @@ class Stepper:
             f'<span data-phase="walk"><i></i>{escape(said["walk"])}</span>'
             f'<span data-phase="run"><i></i>{escape(said["run"])}</span></div>'
             '<p class="stepper-sentence" aria-live="polite"></p>'
-            '<div class="stepper-question" hidden><p class="stepper-ask"></p><div class="stepper-choices"></div>'
-            '</div><p class="stepper-feedback" aria-live="assertive"></p>'
+            '<div class="stepper-question" hidden><p class="stepper-ask"></p>'
+            '<div class="stepper-choices"></div></div><p class="stepper-feedback" aria-live="assertive"></p>'
             f'<p class="stepper-hint">{escape(said["hint"])}</p>'
             '<div class="stepper-panes">'
             + pane.format("code", escape(say(said["code"], path=self.code.path)),
-                          f'<div class="stepper-code-box" tabindex="0" role="region" aria-label="{escape(self.code.path)}">'
+                          '<div class="stepper-code-box" tabindex="0" role="region" '
+                          f'aria-label="{escape(self.code.path)}">'
                           f'<ol class="stepper-code">{code}</ol></div><p class="stepper-burn">'
                           f'{escape(said["burn"])} <span></span></p>')
             + pane.format("stack", escape(said["stack"]), "<ol></ol>")

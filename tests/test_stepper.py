@@ -35,12 +35,12 @@ from mlx_autodiff import (
     Tensor,
     tape,
 )
+from mlx_autodiff.editions import pick
 from mlx_autodiff.errors import PictureWithoutIdsError
 from mlx_autodiff.flowchart import flowchart
 from mlx_autodiff.graph import snapshot
 from mlx_autodiff.node import node_name
 from mlx_autodiff.scenarios import initialized
-from mlx_autodiff.editions import pick
 from mlx_autodiff.stepper import BURN, WALK_LINES, Phase, Stepper, frames, name, step_through, walk_code
 from mlx_autodiff.trace import BackwardTrace, Failed, Landed, Popped, Pushed, Ran, Took
 from mlx_autodiff.words import words
@@ -405,7 +405,8 @@ def test_the_output_carries_each_editions_stepper_and_the_build_keeps_one() -> N
     for frame in steps.frames_in("zh_CN"):
         assert f"<li>{html.escape(frame.sentence)}</li>" in chinese
     said = words("zh_CN", "page")["stepper"]
-    assert f">{said['next']}</button>" in chinese and "帧" in said["position"] and "步" not in said["position"]
+    assert f">{said['next']}</button>" in chinese
+    assert "帧" in said["position"] and "步" not in said["position"], "not 第 1 步, the training step"
     assert "Next step" not in chinese and ">Next step</button>" in english
     data = json.loads(chinese.split('class="stepper-data">')[1].split("</script>")[0])
     assert [frame["sentence"] for frame in data["frames"]] == [f.sentence for f in steps.frames_in("zh_CN")]
@@ -572,8 +573,9 @@ def test_the_players_marks_reach_3_to_1_on_every_box_and_the_failed_mark_stands_
     from mlx_autodiff import palette
     from mlx_autodiff.stepper import COLOURS
 
-    fills = [palette.NO_FILL, palette.LEAF_FILL, palette.OP_FILL, palette.CONSUMED_OP_FILL, palette.MOVED_FILL,
-             palette.CONSUMED_MOVED_FILL, palette.UNTRACKED_FILL, palette.METAL_FILL, palette.FLEX_FILL]
+    fills = [palette.NO_FILL, palette.LEAF_FILL, palette.OP_FILL, palette.CONSUMED_OP_FILL,
+             palette.MOVED_FILL, palette.CONSUMED_MOVED_FILL, palette.UNTRACKED_FILL, palette.METAL_FILL,
+             palette.FLEX_FILL]
     for variable, colour in COLOURS.items():
         if variable.endswith("-fill"):
             continue

@@ -61,12 +61,13 @@ STATE_JS = """(root) => {
 FIT_JS = """(root) => {
   const rect = el => { const r = el.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
   const box = root.querySelector('svg [aria-current="step"]');
+  const header = document.querySelector('.bd-header-article');
   return {
     box: box && rect(box), picture: rect(root.querySelector('.stepper-picture')),
-    controls: rect(root.querySelector('.stepper-controls')), slider: rect(root.querySelector('.stepper-slider')),
+    controls: rect(root.querySelector('.stepper-controls')),
+    slider: rect(root.querySelector('.stepper-slider')),
     // what the theme's sticky header covers is not on screen
-    viewport: [0, (document.querySelector('.bd-header-article') || {getBoundingClientRect: () => ({bottom: 0})})
-                  .getBoundingClientRect().bottom, innerWidth, innerHeight],
+    viewport: [0, header ? header.getBoundingClientRect().bottom : 0, innerWidth, innerHeight],
   };
 }"""
 # Milliseconds from a click on "Next step" to the page laid out again, for every frame after the first.
@@ -84,7 +85,8 @@ TIMING_JS = """(root) => {
   }
   return times;
 }"""
-DARK_JS = "() => { document.documentElement.dataset.theme = 'dark'; document.documentElement.dataset.mode = 'dark'; }"
+DARK_JS = ("() => { document.documentElement.dataset.theme = 'dark';"
+           " document.documentElement.dataset.mode = 'dark'; }")
 
 
 def said(language: str) -> dict[str, str]:
