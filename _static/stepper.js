@@ -152,7 +152,6 @@
       if (box) {
         box.classList.add(frame.failed ? "stepper-failed" : "stepper-current");
         box.setAttribute("aria-current", "step");
-        follow(box);
       }
       var where = say("position", { k: current + 1, n: frames.length });
       sentence.textContent = frame.sentence;
@@ -172,9 +171,6 @@
         else line.removeAttribute("aria-current");
         line.classList.toggle("stepper-line-also", frame.lines.indexOf(at) >= 0);
       });
-      var here = codeLines[frame.line];
-      var codeBox = find(".stepper-code-box");
-      if (here) codeBox.scrollTop = here.offsetTop - codeBox.clientHeight / 2;
       var burn = find(".stepper-burn span");
       burn.replaceChildren.apply(burn, frame.burn.map(function (key) {
         var a = element("a", "", data.burn[key].text);
@@ -217,6 +213,10 @@
       if (remember) permalink();
       link.href = url(current) + "#" + root.id;
       if (current === last) stop();
+      // reads last, after every write: one layout per frame, not one per pane
+      var here = codeLines[frame.line], codeBox = find(".stepper-code-box");
+      if (here) codeBox.scrollTop = here.offsetTop - codeBox.clientHeight / 2;
+      if (box) follow(box);
     }
 
     function url(index) {

@@ -506,7 +506,7 @@ class Stepper:
         keys = ["current", "taken", "gradient", "arrived"]
         if self.error is not None:
             keys.append("failed")
-        if self.parameters and self.trace.failure is None:
+        if shown[-1].missed:
             keys.append("missed")
         key = " ".join(f'<span class="stepper-key-{mark}">{escape(said[mark])}</span>' for mark in keys)
         pane = '<section class="stepper-pane stepper-{0}"><p class="stepper-pane-title">{1}</p>{2}</section>'

@@ -355,8 +355,12 @@ def test_chapter_4s_last_frame_marks_the_parameters_that_got_nothing() -> None:
     assert set(end.missed) == held, "the moved parameters hold no gradient after step 0"
     assert all(steps.trace.nodes[node].op == "to_device" for node in end.missed)
     assert "hold none" in end.sentence
+    assert 'class="stepper-key-missed"' in pick(steps._repr_html_(), "en")
     forked = setup("fork")
-    assert step_through("fork", forked.loss(), module=forked.model).frames[-1].missed == ()
+    fork_steps = step_through("fork", forked.loss(), module=forked.model)
+    assert fork_steps.frames[-1].missed == ()
+    key = 'class="stepper-key-missed"'
+    assert key not in pick(fork_steps._repr_html_(), "zh_CN"), "the key names only marks the player shows"
 
 
 def test_the_tape_pane_knows_which_steps_an_earlier_pass_took() -> None:
