@@ -24,6 +24,10 @@
  * A combination's pictures are files in `folder`, beside the page; an <img> loads them only when
  * that combination is chosen. The sentences are written by the Python side; this script only
  * shows them.
+ *
+ * The URL follows the choices: each select's name and value as a query parameter
+ * (?built_on=flex.autodiff&read_first=yes&relocation=to_device, with history.replaceState, so live
+ * mode's #live=... fragment is left alone), and a page opened with them shows that combination.
  */
 (function () {
   "use strict";
@@ -57,7 +61,7 @@
       image.src = data.folder + "/" + file;
     }
 
-    function show() {
+    function show(remember) {
       var key = chosen();
       var answer = data.answers[key];
       output.replaceChildren.apply(output, answer.lines.map(function (line) {
@@ -74,19 +78,37 @@
       picks.forEach(function (button) {
         button.setAttribute("aria-pressed", String(button.dataset.key === key));
       });
+      if (remember === true) {
+        var query = new URLSearchParams(location.search);
+        controls.forEach(function (control) { query.set(control.name, control.value); });
+        history.replaceState(history.state, "", location.pathname + "?" + query.toString() + location.hash);
+      }
     }
 
-    form.addEventListener("change", show);
+    function fromUrl() {
+      var query = new URLSearchParams(location.search), before = chosen();
+      controls.forEach(function (control) {
+        var asked = query.get(control.name);
+        var known = Array.prototype.some.call(control.options, function (option) { return option.value === asked; });
+        if (known) control.value = asked;
+      });
+      if (!data.answers[chosen()]) {
+        before.split("|").forEach(function (value, at) { controls[at].value = value; });
+      }
+    }
+
+    form.addEventListener("change", function () { show(true); });
     form.addEventListener("submit", function (event) { event.preventDefault(); });
     picks.forEach(function (button) {
       button.addEventListener("click", function () {
         button.dataset.key.split("|").forEach(function (value, at) { controls[at].value = value; });
-        show();
+        show(true);
       });
     });
 
     form.hidden = false;
-    show();
+    fromUrl();
+    show(false);
   }
 
   function start() {

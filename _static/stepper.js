@@ -1,88 +1,143 @@
 /* The backward stepper's player: replays one backward pass, a frame at a time, on its graph.
  *
  * No dependencies. Jupyter Book loads every script in _static/ on every page; this one does
- * nothing on a page without a stepper. mlx_autodiff/stepper.py (`Stepper._repr_html_`) writes
- * what it expects:
+ * nothing on a page without a stepper. mlx_autodiff/stepper.py (`Stepper.html`) writes, in the
+ * page's language (the build keeps one edition of the output):
  *
- *   div.stepper                          one per stepper, holding all of the following
- *     svg                                the graph; a node's box is the <g> whose id the JSON gives
- *     div.stepper-player[hidden]         role="group", tabindex="0"; shown by this script
- *       button[data-action="reset" | "previous" | "play" | "next"]
- *       span.stepper-position            filled with "Step k of n"
- *       p.stepper-sentence               aria-live="polite": the current frame's sentence
- *       div.stepper-stack ol             the walk's stack, top first
- *     details.stepper-frames[open]       <ol> of every frame's sentence: the page without JavaScript;
- *                                        this script closes it and marks the current <li>
- *     script.stepper-data                type="application/json":
- *       { graph: "g3f2a9c1b0",
- *         nodes: { "3": { name: "NodeId(3) 'bias' to_device", element: "g3f2a9c1b0-n3" }, ... },
- *         frames: [ { sentence, node: 3 | null, stack: [bottom ... top], taken: [ids],
- *                     gradients: [ids], failed: false }, ... ],
- *         trace: { ... the engine's trace, for tests } }
+ *   div.stepper#<graph>-stepper            one per stepper; the CSS variables of its marks
+ *     div.stepper-picture                  the graph's scroll box; a node's box is the <g> the JSON names
+ *     div.stepper-player[hidden]           role="group", tabindex="0"; shown by this script
+ *       button[data-action="first" | "previous" | "play" | "next" | "last" | "reset"]
+ *       span.stepper-position              "Step k of n"
+ *       input.stepper-slider[type=range]   1..n; aria-valuetext says "Step k of n"
+ *       .stepper-speed select              0.5, 1, 2 (times one frame a second)
+ *       .stepper-predict input[checkbox]   Predict mode: before each pop, ask which node comes off
+ *       a.stepper-link                     the permalink: the page's URL with ?frame-<graph>=k
+ *       .stepper-phases span[data-phase]   "walk" and "run", each with an <i> filled as far as played
+ *       p.stepper-sentence                 aria-live="polite": the frame's sentence
+ *       .stepper-question, .stepper-feedback   Predict mode's question, choices and answer
+ *       .stepper-code li[data-line]        tape.py's lines; the frame's gets aria-current="location"
+ *       .stepper-burn span                 links to the same place in Burn's source
+ *       .stepper-stack ol, .stepper-tape ol, .stepper-gradients ol, .stepper-changes ul
+ *     details.stepper-frames[open]         every frame's sentence: the page without JavaScript;
+ *                                          this script closes it and marks the current <li>
+ *     script.stepper-data                  type="application/json":
+ *       { graph, title, nodes: { "3": { name, element, had_step } },
+ *         frames: [ { sentence, node, stack, taken, gradients, phase, line, failed, landed,
+ *                     held: [{node, shape, device}], missed, changes: {popped, pushed, took, gone,
+ *                     arrived, removed}, lines, burn: [key] } ],
+ *         burn: { key: { url, text } }, trace }
  *
- * What it does to the picture, on each frame: the frame's node's <g> gets aria-current="step" and
- * the class stepper-current (and stepper-failed on a failing frame); every step taken so far,
- * stepper-taken; the nodes a gradient landed on in this frame, stepper-gradient. _static/stepper.css
- * draws those marks with the colours div.stepper sets as CSS variables.
+ * Marks, per frame: the frame's node gets aria-current="step" and stepper-current (stepper-failed
+ * where the pass stops); every step taken so far, stepper-taken; every node a gradient reached so
+ * far, stepper-gradient (it stays), and this frame's arrivals, stepper-arrived; the closing frame's
+ * parameters left without a gradient, stepper-missed. _static/stepper.css draws them.
  *
- * Keys, while focus is in the player: Left and Right arrows step back and forward, Home and End go to
- * the first and the last frame.
+ * Keys: Left and Right arrows step whenever a player is on screen (the one with the focus, else the
+ * most visible), unless focus is in a form field; Home, End and Space while focus is in the player.
+ * The URL follows the frame (history.replaceState, a query parameter, so it coexists with live
+ * mode's #live=... fragment). A click on a node's box or a stack entry goes to the frame that pops it.
+ * After live mode puts a new output in the page it dispatches
+ *   document.dispatchEvent(new CustomEvent("tds:output", {detail: {element}}))
+ * and every div.stepper inside `element` not yet started is started.
  *
- * The player's own words (buttons, position, key, list heading) are the page's: the part "stepper" of
- * script#tds-words, which tools/book_languages.py writes from mlx_autodiff/words/<language>.json;
- * the frames' sentences and the nodes' names are the engine's output.
+ * The player's words are the page's: the part "stepper" of script#tds-words (tools/book_languages.py
+ * writes it from mlx_autodiff/words/<language>.json); sentences and names are the engine's output.
  */
 (function () {
   "use strict";
 
-  var PLAY_EVERY_MS = 1000;
-  var MARKS = ["stepper-current", "stepper-failed", "stepper-taken", "stepper-gradient"];
+  var MS_PER_FRAME = 1000; // at 1x
+  var MARKS = ["stepper-current", "stepper-failed", "stepper-taken", "stepper-gradient", "stepper-arrived",
+               "stepper-missed"];
   var words = null; // the page's words (start() reads them)
+  var players = []; // every started player, for the page-wide arrow keys
+  var visible = new Map(); // player -> how much of it is on screen
 
   function say(key, values) {
     return words[key].replace(/\{(\w+)\}/g, function (_, name) { return values[name]; });
   }
 
-  /** The player's fixed words, in the page's language (mlx_autodiff/stepper.py writes them in English). */
-  function label(root, panel, data, count) {
-    ["reset", "previous", "play", "next"].forEach(function (action) {
-      panel.querySelector('[data-action="' + action + '"]').textContent = words[action];
-    });
-    panel.setAttribute("aria-label", say("player", { title: data.title || "" }));
-    panel.querySelector(".stepper-stack > span").textContent = words.stack;
-    ["current", "taken", "gradient"].forEach(function (mark) {
-      var key = panel.querySelector(".stepper-key-" + mark);
-      if (key) key.textContent = words[mark];
-    });
-    root.querySelector("details.stepper-frames > summary").textContent = say("frames", { n: count });
+  function element(tag, className, text) {
+    var made = document.createElement(tag);
+    if (className) made.className = className;
+    if (text !== undefined) made.textContent = text;
+    return made;
   }
 
   function player(root) {
     var data = JSON.parse(root.querySelector("script.stepper-data").textContent);
+    var frames = data.frames;
+    var last = frames.length - 1;
     var panel = root.querySelector(".stepper-player");
-    var sentence = panel.querySelector(".stepper-sentence");
-    var position = panel.querySelector(".stepper-position");
-    var stack = panel.querySelector(".stepper-stack ol");
-    var play = panel.querySelector('[data-action="play"]');
+    var picture = root.querySelector(".stepper-picture");
+    var find = function (selector) { return panel.querySelector(selector); };
+    var sentence = find(".stepper-sentence"), position = find(".stepper-position");
+    var slider = find(".stepper-slider"), speed = find(".stepper-speed select");
+    var predict = find(".stepper-predict input"), link = find(".stepper-link");
+    var question = find(".stepper-question"), feedback = find(".stepper-feedback");
+    var play = find('[data-action="play"]');
     var list = root.querySelector("details.stepper-frames");
     var items = list.querySelectorAll("ol > li");
-    var boxes = {};
-    Object.keys(data.nodes).forEach(function (id) {
-      boxes[id] = document.getElementById(data.nodes[id].element); // null if the drawing left it out
+    var codeLines = {};
+    panel.querySelectorAll(".stepper-code li[data-line]").forEach(function (line) {
+      codeLines[line.dataset.line] = line;
     });
-    var current = 0;
-    var timer = null;
-    label(root, panel, data, items.length);
+    var parameter = "frame-" + data.graph;
+    var boxes = {}, popsAt = {}, pushedAt = {};
+    Object.keys(data.nodes).forEach(function (id) {
+      boxes[id] = root.querySelector('[id="' + data.nodes[id].element + '"]'); // null if left out
+    });
+    frames.forEach(function (frame, at) {
+      if (frame.changes.popped !== null) popsAt[frame.changes.popped] = at;
+      frame.changes.pushed.forEach(function (id) { pushedAt[id] = at; });
+    });
+    popsAt[frames[0].node] = 0; // the root is where the walk starts
+    var current = 0, timer = null, asking = false;
 
-    function mark(ids, name) {
-      ids.forEach(function (id) {
-        if (boxes[id]) boxes[id].classList.add(name);
-      });
+    function nameOf(id) { return data.nodes[id].name; }
+
+    function fill(list, entries, make) {
+      list.replaceChildren.apply(list, entries.length ? entries.map(make)
+                                                      : [element("li", "stepper-empty", words.none)]);
     }
 
-    function show(index) {
-      current = Math.max(0, Math.min(index, data.frames.length - 1));
-      var frame = data.frames[current];
+    function mark(ids, name) {
+      ids.forEach(function (id) { if (boxes[id]) boxes[id].classList.add(name); });
+    }
+
+    function follow(box) {
+      // keep the current box inside the picture's scroll box, scrolling that box only (not the page)
+      var outer = picture.getBoundingClientRect(), inner = box.getBoundingClientRect();
+      if (inner.left < outer.left || inner.right > outer.right) {
+        picture.scrollLeft += inner.left - outer.left - (outer.width - inner.width) / 2;
+      }
+      if (inner.top < outer.top || inner.bottom > outer.bottom) {
+        picture.scrollTop += inner.top - outer.top - (outer.height - inner.height) / 2;
+      }
+    }
+
+    function tapeState(id, frame) {
+      if (frame.changes.took === Number(id)) return "taken_now";
+      if (frame.taken.indexOf(Number(id)) >= 0) return "taken_before";
+      return data.nodes[id].had_step ? "on_tape" : "gone";
+    }
+
+    function changes(frame) {
+      var c = frame.changes, said = [];
+      var names = function (ids) { return ids.map(nameOf).join(", "); };
+      if (c.popped !== null) said.push(say("ch_popped", { node: nameOf(c.popped) }));
+      if (c.took !== null) said.push(say("ch_took", { node: nameOf(c.took) }));
+      if (c.gone !== null) said.push(say("ch_gone", { node: nameOf(c.gone) }));
+      if (c.pushed.length) said.push(say("ch_pushed", { nodes: names(c.pushed) }));
+      c.removed.forEach(function (id) { said.push(say("ch_removed", { node: nameOf(id) })); });
+      if (c.arrived.length) said.push(say("ch_arrived", { nodes: names(c.arrived) }));
+      return said.length ? said : [words.ch_nothing];
+    }
+
+    function show(index, remember) {
+      current = Math.max(0, Math.min(index, last));
+      var frame = frames[current];
       Object.keys(boxes).forEach(function (id) {
         var box = boxes[id];
         if (!box) return;
@@ -90,35 +145,88 @@
         box.removeAttribute("aria-current");
       });
       mark(frame.taken, "stepper-taken");
-      mark(frame.gradients, "stepper-gradient");
+      mark(frame.landed, "stepper-gradient");
+      mark(frame.node === null ? [] : frame.changes.arrived, "stepper-arrived");
+      mark(frame.missed, "stepper-missed");
       var box = frame.node === null ? null : boxes[frame.node];
       if (box) {
-        box.classList.add("stepper-current");
-        if (frame.failed) box.classList.add("stepper-failed");
+        box.classList.add(frame.failed ? "stepper-failed" : "stepper-current");
         box.setAttribute("aria-current", "step");
       }
+      var where = say("position", { k: current + 1, n: frames.length });
       sentence.textContent = frame.sentence;
-      position.textContent = say("position", { k: current + 1, n: data.frames.length });
-      stack.replaceChildren.apply(stack, frame.stack.slice().reverse().map(function (id) {
-        var item = document.createElement("li");
-        item.textContent = data.nodes[id].name;
-        return item;
+      position.textContent = where;
+      slider.value = String(current + 1);
+      slider.setAttribute("aria-valuetext", where);
+      panel.querySelectorAll(".stepper-phases span").forEach(function (phase) {
+        var of = frames.filter(function (f) { return f.phase === phase.dataset.phase; }).length;
+        var done = frames.slice(0, current + 1).filter(function (f) { return f.phase === phase.dataset.phase; });
+        phase.style.flexGrow = String(of);
+        phase.querySelector("i").style.width = (100 * done.length / of) + "%";
+        phase.classList.toggle("stepper-phase-now", frame.phase === phase.dataset.phase);
+      });
+      Object.keys(codeLines).forEach(function (number) {
+        var line = codeLines[number], at = Number(number);
+        if (at === frame.line) line.setAttribute("aria-current", "location");
+        else line.removeAttribute("aria-current");
+        line.classList.toggle("stepper-line-also", frame.lines.indexOf(at) >= 0);
+      });
+      var burn = find(".stepper-burn span");
+      burn.replaceChildren.apply(burn, frame.burn.map(function (key) {
+        var a = element("a", "", data.burn[key].text);
+        a.href = data.burn[key].url;
+        return a;
       }));
-      if (!frame.stack.length) {
-        var empty = document.createElement("li");
-        empty.className = "stepper-empty";
-        empty.textContent = words.empty;
-        stack.appendChild(empty);
-      }
+      if (frame.failed) burn.appendChild(element("span", "stepper-burn-note", " (" + words.burn_missing + ")"));
+      fill(find(".stepper-stack ol"), frame.stack.slice().reverse(), function (id) {
+        var item = element("li"), jump = element("button", "", nameOf(id));
+        jump.type = "button";
+        jump.title = words.jump;
+        jump.dataset.node = String(id);
+        item.appendChild(jump);
+        return item;
+      });
+      fill(find(".stepper-tape ol"), Object.keys(data.nodes), function (id) {
+        var state = tapeState(id, frame), item = element("li", "stepper-tape-" + state, nameOf(id) + ": ");
+        item.appendChild(element("span", "", words[state]));
+        return item;
+      });
+      fill(find(".stepper-gradients ol"), frame.held, function (held) {
+        var item = element("li", "", say("grad_entry", { node: nameOf(held.node),
+                                                         shape: "[" + held.shape.join(", ") + "]",
+                                                         device: held.device }));
+        if (frame.changes.arrived.indexOf(held.node) >= 0) item.className = "stepper-new";
+        return item;
+      });
+      fill(find(".stepper-changes ul"), changes(frame), function (text) { return element("li", "", text); });
       items.forEach(function (item, at) {
         if (at === current) item.setAttribute("aria-current", "step");
         else item.removeAttribute("aria-current");
       });
       // aria-disabled, not disabled: a disabled button would drop the keyboard focus on the page
-      panel.querySelector('[data-action="previous"]').setAttribute("aria-disabled", String(current === 0));
-      panel.querySelector('[data-action="next"]').setAttribute("aria-disabled",
-                                                               String(current === data.frames.length - 1));
-      if (current === data.frames.length - 1) stop();
+      ["first", "previous"].forEach(function (action) {
+        find('[data-action="' + action + '"]').setAttribute("aria-disabled", String(current === 0));
+      });
+      ["next", "last"].forEach(function (action) {
+        find('[data-action="' + action + '"]').setAttribute("aria-disabled", String(current === last));
+      });
+      if (remember) permalink();
+      link.href = url(current) + "#" + root.id;
+      if (current === last) stop();
+      // reads last, after every write: one layout per frame, not one per pane
+      var here = codeLines[frame.line], codeBox = find(".stepper-code-box");
+      if (here) codeBox.scrollTop = here.offsetTop - codeBox.clientHeight / 2;
+      if (box) follow(box);
+    }
+
+    function url(index) {
+      var query = new URLSearchParams(location.search);
+      query.set(parameter, String(index + 1));
+      return location.pathname + "?" + query.toString();
+    }
+
+    function permalink() {
+      history.replaceState(history.state, "", url(current) + location.hash);
     }
 
     function stop() {
@@ -129,39 +237,157 @@
 
     function toggle() {
       if (timer !== null) return stop();
-      if (current === data.frames.length - 1) show(0);
+      if (current === last) show(0, true);
       play.textContent = words.pause;
-      timer = setInterval(function () { show(current + 1); }, PLAY_EVERY_MS);
+      timer = setInterval(forward, MS_PER_FRAME / Number(speed.value));
+    }
+
+    function forward() {
+      // Predict mode: before a pop from a stack of two or more, ask which node comes off first
+      var next = frames[current + 1], now = frames[current];
+      if (predict.checked && next && next.changes.popped !== null && now.stack.length > 1) return ask();
+      feedback.textContent = "";
+      show(current + 1, true);
+    }
+
+    function ask() {
+      stop();
+      asking = true;
+      var top = frames[current].stack[frames[current].stack.length - 1];
+      find(".stepper-ask").textContent = words.question;
+      var choices = find(".stepper-choices");
+      choices.replaceChildren.apply(choices, frames[current].stack.slice().reverse().map(function (id) {
+        var choice = element("button", "", nameOf(id));
+        choice.type = "button";
+        choice.dataset.choice = String(id);
+        choice.addEventListener("click", function () {
+          answer(id, top);
+        });
+        return choice;
+      }));
+      question.hidden = false;
+      choices.firstChild.focus();
+    }
+
+    function answer(picked, top) {
+      asking = false;
+      question.hidden = true;
+      feedback.textContent = picked === top
+        ? say("right", { node: nameOf(top) })
+        : say("wrong", { picked: nameOf(picked), node: nameOf(top), k: pushedAt[top] + 1 });
+      feedback.className = "stepper-feedback " + (picked === top ? "stepper-right" : "stepper-wrong");
+      show(current + 1, true);
+      find('[data-action="next"]').focus();
+    }
+
+    function go(index) {
+      stop();
+      asking = false;
+      question.hidden = true;
+      feedback.textContent = "";
+      show(index, true);
     }
 
     var actions = {
-      reset: function () { stop(); show(0); },
-      previous: function () { stop(); show(current - 1); },
-      next: function () { stop(); show(current + 1); },
+      first: function () { go(0); },
+      previous: function () { go(current - 1); },
+      next: function () { stop(); if (current < last) forward(); },
+      last: function () { go(last); },
+      reset: function () {
+        go(0);
+        var query = new URLSearchParams(location.search);
+        query.delete(parameter);
+        var rest = query.toString();
+        history.replaceState(history.state, "", location.pathname + (rest ? "?" + rest : "") + location.hash);
+      },
       play: toggle,
     };
     panel.addEventListener("click", function (event) {
-      var button = event.target.closest("button[data-action]");
-      if (button) actions[button.dataset.action]();
+      var button = event.target.closest("button[data-action], button[data-node]");
+      if (!button) return;
+      if (button.dataset.action) actions[button.dataset.action]();
+      else go(popsAt[button.dataset.node]);
+    });
+    Object.keys(boxes).forEach(function (id) {
+      if (!boxes[id] || popsAt[id] === undefined) return;
+      boxes[id].classList.add("stepper-jump");
+      boxes[id].addEventListener("click", function () { go(popsAt[id]); });
+    });
+    window.addEventListener("resize", function () {
+      var box = frames[current].node === null ? null : boxes[frames[current].node];
+      if (box) follow(box);
+    });
+    slider.addEventListener("input", function () { go(Number(slider.value) - 1); });
+    speed.addEventListener("change", function () {
+      if (timer !== null) { stop(); toggle(); }
     });
     panel.addEventListener("keydown", function (event) {
-      var moves = { ArrowLeft: current - 1, ArrowRight: current + 1, Home: 0, End: data.frames.length - 1 };
-      if (!(event.key in moves) || event.altKey || event.ctrlKey || event.metaKey) return;
-      event.preventDefault();
-      stop();
-      show(moves[event.key]);
+      if (event.altKey || event.ctrlKey || event.metaKey) return;
+      var moves = { Home: 0, End: last };
+      if (event.key in moves && event.target !== slider) {
+        event.preventDefault();
+        go(moves[event.key]);
+      } else if (event.key === " " && event.target === panel) {
+        event.preventDefault();
+        toggle();
+      }
     });
+
+    var me = {
+      root: root,
+      key: function (direction) {
+        if (asking) return;
+        if (direction > 0) actions.next();
+        else go(current - 1);
+      },
+    };
+    players.push(me);
+    if ("IntersectionObserver" in window) {
+      new IntersectionObserver(function (seen) {
+        seen.forEach(function (entry) { visible.set(me, entry.intersectionRatio); });
+      }, { threshold: [0, 0.25, 0.5, 0.75, 1] }).observe(panel);
+    }
 
     list.open = false;
     panel.hidden = false;
-    show(0);
+    var asked = Number(new URLSearchParams(location.search).get(parameter));
+    show(asked >= 1 ? asked - 1 : 0, false);
+    if (asked >= 1 && !location.hash) root.scrollIntoView({ block: "start" });
+  }
+
+  function arrows(event) {
+    if (event.key !== "ArrowLeft" && event.key !== "ArrowRight") return;
+    if (event.altKey || event.ctrlKey || event.metaKey || event.shiftKey || event.defaultPrevented) return;
+    var target = event.target;
+    if (target.closest && target.closest("input, select, textarea, [contenteditable]")) return;
+    var focused = players.filter(function (p) { return p.root.contains(target); })[0];
+    var seen = players.filter(function (p) { return (visible.get(p) || 0) > 0; });
+    seen.sort(function (a, b) { return visible.get(b) - visible.get(a); });
+    var chosen = focused || seen[0];
+    if (!chosen) return;
+    event.preventDefault();
+    chosen.key(event.key === "ArrowRight" ? 1 : -1);
+  }
+
+  function hydrate(within) {
+    var steppers = Array.prototype.slice.call(within.querySelectorAll("div.stepper:not([data-started])"));
+    if (within.matches && within.matches("div.stepper:not([data-started])")) steppers.push(within);
+    if (!steppers.length) return;
+    if (words === null) {
+      words = JSON.parse(document.getElementById("tds-words").textContent).stepper;
+      document.addEventListener("keydown", arrows);
+    }
+    steppers.forEach(function (root) {
+      root.dataset.started = "";
+      player(root);
+    });
   }
 
   function start() {
-    var steppers = document.querySelectorAll("div.stepper");
-    if (!steppers.length) return;
-    words = JSON.parse(document.getElementById("tds-words").textContent).stepper;
-    steppers.forEach(player);
+    hydrate(document);
+    document.addEventListener("tds:output", function (event) {
+      if (event.detail && event.detail.element) hydrate(event.detail.element);
+    });
   }
 
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);

@@ -54,6 +54,11 @@ NO_GRADIENT = "#c62828"
 CURRENT_STEP = "#6a1b9a"
 """The backward stepper's current node: the box the player's sentence is about."""
 
+STEPPER_FAILED = "#700000"
+"""The backward stepper's failing node: a dark red that stays at 3:1 or more against MOVED's orange
+border and the boxes' fills (FAILED's red sits at about 1.5:1 next to MOVED), and its fill below."""
+STEPPER_FAILED_FILL = "#ffcdd2"
+
 FAILED = "#c62828"
 """Where backward stopped: the failed node's border, the error note's border and edge, the error title."""
 ERROR_NOTE_FILL = "#ffebee"

@@ -32,6 +32,8 @@ class TracedNode:
     device: str
     shape: tuple[int, ...]
     is_leaf: bool
+    had_step: bool
+    """Whether the node's step was on the tape when this pass met it (False: an earlier pass took it)."""
 
 
 @dataclass(frozen=True)
@@ -113,7 +115,8 @@ class BackwardTrace:
         self.events.append(Popped(self._meet(node), _ids(stack)))
 
     def took(self, node: Node, found: bool) -> None:
-        self.events.append(Took(self._meet(node), found))
+        # the step is already off the node here: whether it was found is whether it was there
+        self.events.append(Took(self._meet(node, had_step=found), found))
 
     def failed(self, node: Node, error: Exception) -> None:
         self.events.append(Failed(self._meet(node), type(error).__name__, str(error)))
@@ -172,10 +175,11 @@ class BackwardTrace:
             events.append(EVENTS[item["event"]](**values))
         return BackwardTrace(data["pass_number"], data["root"], nodes, events)
 
-    def _meet(self, node: Node) -> int:
+    def _meet(self, node: Node, had_step: bool | None = None) -> int:
         if node.id not in self.nodes:
             self.nodes[node.id] = TracedNode(node.id, node.op, node.label, node.requirement,
-                                             node.device.name, node.shape, node.is_leaf)
+                                             node.device.name, node.shape, node.is_leaf,
+                                             node.step is not None if had_step is None else had_step)
         return node.id
 
 

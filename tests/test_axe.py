@@ -47,9 +47,31 @@ def test_the_explorer_showing_an_error_has_no_serious_violation(visit) -> None:
     assert not found, report(found)
 
 
-def test_a_stepper_played_to_its_end_has_no_serious_violation(visit) -> None:
-    opened = visit("book/05-step-1.html", WIDE)
+@pytest.mark.parametrize("theme", ["light", "dark"])
+@pytest.mark.parametrize("width", [WIDE, NARROW], ids=["desktop", "phone"])
+@pytest.mark.parametrize("language", EDITIONS)
+@pytest.mark.parametrize("docname", ["book/04-step-0", "book/05-step-1"])
+def test_a_stepper_played_to_its_end_has_no_serious_violation(visit, docname: str, language: str, width: int,
+                                                              theme: str) -> None:
+    opened = visit(f"{docname}.html", width, language)
+    if theme == "dark":  # the theme's own switch: the page's colours are the dark theme's
+        opened.page.evaluate("() => { document.documentElement.dataset.theme = 'dark';"
+                             " document.documentElement.dataset.mode = 'dark'; }")
     opened.page.locator(".stepper-player").focus()
     opened.page.keyboard.press("End")
+    found = violations(opened.page)
+    assert not found, f"{language}/{docname} at {width} px, {theme}:\n{report(found)}"
+
+
+def test_a_stepper_asking_a_prediction_has_no_serious_violation(visit) -> None:
+    opened = visit("book/05-step-1.html", NARROW)
+    opened.page.evaluate("() => { document.documentElement.dataset.theme = 'dark'; }")
+    stepper = opened.page.locator("div.stepper")
+    stepper.locator(".stepper-predict input").check()
+    for _ in range(6):
+        if stepper.locator(".stepper-question").is_visible():
+            break
+        stepper.get_by_role("button", name="Next step").click()
+    assert stepper.locator(".stepper-question").is_visible()
     found = violations(opened.page)
     assert not found, report(found)

@@ -186,3 +186,25 @@ def test_the_chinese_explorer_answers_in_chinese(visit, expected: dict[str, Answ
     assert root.evaluate(STATE_JS)["lines"] == list(sentences(found, CHINESE))
     assert not opened.console_errors(), f"console errors {opened.console_errors()}"
     opened.screenshot("explorer-zh")
+
+
+def test_the_choices_follow_the_url_and_a_url_opens_them(visit) -> None:
+    values = "(root) => [...root.querySelectorAll('select')].map(s => [s.name, s.value])"
+    opened = visit(PAGE, WIDE)
+    root = opened.page.locator("div.explorer")
+    before = root.evaluate(values)
+    choose(root, "flex", False, "fork then train()")
+    chosen = root.evaluate(values)
+    assert chosen != before
+    url = opened.page.url
+    for name, value in chosen:
+        assert f"{name}={value}".replace(" ", "+").replace("(", "%28").replace(")", "%29") in url, name
+    shown = root.evaluate(STATE_JS)
+    again = visit(url, WIDE, None)
+    root_again = again.page.locator("div.explorer")
+    assert root_again.evaluate(values) == chosen
+    assert root_again.evaluate(STATE_JS)["lines"] == shown["lines"]
+    odd = visit(f"{PAGE}?relocation=nonsense&built_on=flex", WIDE)
+    expected = [[name, "flex" if name == "built_on" else value] for name, value in before]
+    assert odd.page.locator("div.explorer").evaluate(values) == expected, "unknown values are ignored"
+    assert not opened.console_errors() and not again.console_errors() and not odd.console_errors()

@@ -35,13 +35,15 @@ from mlx_autodiff import (
     Tensor,
     tape,
 )
+from mlx_autodiff.editions import pick
 from mlx_autodiff.errors import PictureWithoutIdsError
 from mlx_autodiff.flowchart import flowchart
 from mlx_autodiff.graph import snapshot
 from mlx_autodiff.methods import initialized
 from mlx_autodiff.node import node_name
-from mlx_autodiff.stepper import Stepper, frames, name, step_through
+from mlx_autodiff.stepper import BURN, WALK_LINES, Phase, Stepper, frames, name, step_through, walk_code
 from mlx_autodiff.trace import BackwardTrace, Failed, Landed, Popped, Pushed, Ran, Took
+from mlx_autodiff.words import words
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -275,6 +277,145 @@ def test_each_run_frame_names_every_gradient_its_step_sent() -> None:
                 assert f"{list(e.shape)} on {e.device} for {name(trace.nodes[e.node])}" in frame.sentence
 
 
+# ----- what each frame shows beside the sentence ---------------------------------------------
+
+
+def test_the_code_beside_the_graph_is_tape_pys_own_lines() -> None:
+    code = walk_code()
+    source = (REPO / "mlx_autodiff" / "tape.py").read_text().splitlines()
+    assert code.path == "mlx_autodiff/tape.py"
+    for line in code.lines:
+        assert source[line.number - 1] == line.text, f"line {line.number} is not tape.py's"
+    for key, (_, starts) in WALK_LINES.items():
+        assert source[code.at[key] - 1].strip().startswith(starts), key
+    recording = [line.text for line in code.lines if line.text.strip().startswith(("if trace", "trace."))]
+    assert not recording, "the recording's own lines are left out"
+    assert not any('"""' in line.text for line in code.lines), "and so are the docstrings"
+
+
+@pytest.mark.parametrize("move", ["to_device", "fork"])
+def test_each_frame_highlights_the_line_its_move_executes(move: str) -> None:
+    trace, _ = recorded(setup(move).loss())
+    at = walk_code().at
+    shown = frames(trace)
+    lines = {number for number in at.values()}
+    for frame in shown:
+        assert frame.line in lines and set(frame.lines) <= lines
+        assert frame.burn and all(key in BURN for key in frame.burn)
+    pops = [frame for frame in shown if frame.changes.popped is not None]
+    assert pops and all(frame.line == at["pop"] for frame in pops if not frame.failed)
+    assert shown[0].line == at["take_root"] and shown[-1].line == at["done"]
+    runs = [frame for frame in shown if frame.phase is Phase.RUN and frame.node is not None][1:]
+    assert all(frame.line in (at["register"], at["no_op"], at["step_backward"]) for frame in runs)
+
+
+def test_the_failing_frame_highlights_the_raise_and_links_the_place_burn_skips() -> None:
+    _, trace, _ = step_1(setup("to_device"))
+    last = frames(trace)[-1]
+    assert last.failed and last.line == walk_code().at["raise"] and "missing" in last.burn
+
+
+BURN_REPO = os.environ.get("BURN_REPO")
+
+
+@pytest.mark.skipif(not BURN_REPO, reason="set BURN_REPO to a clone of tracel-ai/burn to check the links")
+def test_each_burn_place_is_the_line_it_says_at_the_snapshot() -> None:
+    for key, place in BURN.items():
+        shown = subprocess.run(["git", "-C", str(BURN_REPO), "show",
+                                f"2c06be351:crates/burn-autodiff/src/{place.path}"],
+                               capture_output=True, text=True, check=True).stdout.splitlines()
+        assert shown[place.start - 1].strip() == place.first_line, key
+        assert place.end >= place.start and place.end <= len(shown)
+
+
+@pytest.mark.parametrize("move", ["to_device", "fork"])
+def test_the_gradients_pane_ends_as_the_engines_gradients_and_marks_stay(move: str) -> None:
+    run = setup(move)
+    steps = step_through("pass", run.loss(), module=run.model)
+    assert steps.grads is not None
+    end = steps.frames[-1]
+    assert [held.node for held in end.held] == steps.grads.node_ids()
+    for held in end.held:
+        assert held.device == steps.grads.device_of(held.node).name
+        assert held.shape == tuple(steps.grads.array_of(held.node).shape)
+    landed: set[int] = set()
+    for frame in steps.frames:
+        assert landed <= set(frame.landed), "a node a gradient reached stays marked"
+        landed = set(frame.landed)
+        assert set(frame.changes.arrived) == set(frame.gradients) or frame.node is None
+    every = {e.node for e in steps.trace.events if isinstance(e, Landed)}
+    assert set(end.landed) == every
+
+
+def test_chapter_4s_last_frame_marks_the_parameters_that_got_nothing() -> None:
+    moved = setup("to_device")
+    held = {moved.model.weight.val().node.id, moved.model.bias.val().node.id}
+    steps = step_through("step 0", moved.loss(), module=moved.model)
+    end = steps.frames[-1]
+    assert set(end.missed) == held, "the moved parameters hold no gradient after step 0"
+    assert all(steps.trace.nodes[node].op == "to_device" for node in end.missed)
+    assert "hold none" in end.sentence
+    assert 'class="stepper-key-missed"' in pick(steps._repr_html_(), "en")
+    forked = setup("fork")
+    fork_steps = step_through("fork", forked.loss(), module=forked.model)
+    assert fork_steps.frames[-1].missed == ()
+    key = 'class="stepper-key-missed"'
+    assert key not in pick(fork_steps._repr_html_(), "zh_CN"), "the key names only marks the player shows"
+
+
+def test_the_tape_pane_knows_which_steps_an_earlier_pass_took() -> None:
+    _, trace, error = step_1(setup("to_device"))
+    assert not trace.nodes[error.node.id].had_step, "step 0 took the moved bias's step"
+    assert all(node.had_step for node in trace.nodes.values() if node.id != error.node.id)
+
+
+def test_predicting_every_pop_of_step_1_ends_at_the_node_it_fails_at() -> None:
+    """Exercise 5.1 with Predict: the last pop asked about (a stack of two or more) is the failing one."""
+    _, trace, error = step_1(setup("to_device"))
+    shown = frames(trace)
+    asked = [after for before, after in zip(shown, shown[1:], strict=False)
+             if after.changes.popped is not None and len(before.stack) > 1]
+    assert asked[-1].changes.popped == error.node.id == asked[-1].node and asked[-1].failed
+    for before, after in zip(shown, shown[1:], strict=False):
+        if after.changes.popped is not None:
+            assert after.changes.popped == before.stack[-1], "the walk pops the top, as Predict explains"
+
+
+@pytest.mark.parametrize("move", ["to_device", "fork", "step 1"])
+def test_the_chinese_frames_say_the_same_moves_in_chinese(move: str) -> None:
+    if move == "step 1":
+        trace = step_1(setup("to_device"))[1]
+    else:
+        trace = recorded(setup(move).loss())[0]
+    english, chinese = frames(trace, "en"), frames(trace, "zh_CN")
+    leaf = words("zh_CN", "stepper")["leaf"]
+    assert len(english) == len(chinese)
+    for en, zh in zip(english, chinese, strict=True):
+        assert (en.node, en.stack, en.line, en.held) == (zh.node, zh.stack, zh.line, zh.held)
+        for word in ("Pop ", "Run ", "Start at", "take its step", "Done", " leaf", "gradient "):
+            assert word not in zh.sentence, f"English {word!r} in {zh.sentence}"
+        assert any("\u4e00" <= char <= "\u9fff" for char in zh.sentence)
+        if en.node is not None:
+            assert name(trace.nodes[en.node], "zh_CN") in zh.sentence
+        assert all(leaf in name(node, "zh_CN") for node in trace.nodes.values() if node.is_leaf)
+
+
+def test_the_output_carries_each_editions_stepper_and_the_build_keeps_one() -> None:
+    moved = setup("to_device")
+    steps = step_through("step 0", moved.loss(), module=moved.model)
+    page = steps._repr_html_()
+    english, chinese = pick(page, "en"), pick(page, "zh_CN")
+    assert english.count('class="stepper"') == chinese.count('class="stepper"') == 1
+    for frame in steps.frames_in("zh_CN"):
+        assert f"<li>{html.escape(frame.sentence)}</li>" in chinese
+    said = words("zh_CN", "page")["stepper"]
+    assert f">{said['next']}</button>" in chinese
+    assert "帧" in said["position"] and "步" not in said["position"], "not 第 1 步, the training step"
+    assert "Next step" not in chinese and ">Next step</button>" in english
+    data = json.loads(chinese.split('class="stepper-data">')[1].split("</script>")[0])
+    assert [frame["sentence"] for frame in data["frames"]] == [f.sentence for f in steps.frames_in("zh_CN")]
+
+
 # ----- the player's HTML --------------------------------------------------------------------
 
 
@@ -414,3 +555,36 @@ def test_a_pass_from_a_leaf_is_one_step_and_says_so() -> None:
     trace, grads = recorded(run.model.bias.val())
     assert [e.node for e in trace.kept()] == grads.node_ids() == [trace.root]
     assert "with 1 step taken;" in frames(trace)[1].sentence
+
+
+# ----- the marks' contrast -----------------------------------------------------------------------
+
+
+def luminance(colour: str) -> float:
+    """WCAG 2.1's relative luminance of `#rrggbb` (or `white`)."""
+    colour = "#ffffff" if colour == "white" else colour
+    channels = [int(colour[i:i + 2], 16) / 255 for i in (1, 3, 5)]
+    linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
+    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
+
+
+def contrast(a: str, b: str) -> float:
+    light, dark = sorted((luminance(a), luminance(b)), reverse=True)
+    return (light + 0.05) / (dark + 0.05)
+
+
+def test_the_players_marks_reach_3_to_1_on_every_box_and_the_failed_mark_stands_out_from_the_orange() -> None:
+    from mlx_autodiff import palette
+    from mlx_autodiff.stepper import COLOURS
+
+    fills = [palette.NO_FILL, palette.LEAF_FILL, palette.OP_FILL, palette.CONSUMED_OP_FILL,
+             palette.MOVED_FILL, palette.CONSUMED_MOVED_FILL, palette.UNTRACKED_FILL, palette.METAL_FILL,
+             palette.FLEX_FILL]
+    for variable, colour in COLOURS.items():
+        if variable.endswith("-fill"):
+            continue
+        for fill in fills:
+            assert contrast(colour, fill) >= 3, f"{variable} {colour} on {fill}: {contrast(colour, fill):.2f}"
+    assert contrast(palette.STEPPER_FAILED, palette.STEPPER_FAILED_FILL) >= 3
+    assert contrast(palette.STEPPER_FAILED, palette.MOVED) >= 3, "the failing to_device node's own border"
+    assert contrast(palette.FAILED, palette.MOVED) < 3, "why the stepper has a failed colour of its own"

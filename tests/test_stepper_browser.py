@@ -1,15 +1,17 @@
 """The backward steppers in the built book, driven in headless Chromium like a reader would.
 
-Every stepper on chapters 4-6 is played to its end with the mouse and with the
-keyboard alone; at each frame the sentence on the page and the box marked
-`aria-current="step"` are compared with the frames the engine's code builds
-from the trace the page carries (`mlx_autodiff.stepper.frames`). The trace
-itself is compared with what the chapter's own run printed or glued. With
-JavaScript off the page must still show the graph and the list of frames.
+Every stepper on chapters 4-6 is slid to every frame, in both editions, at a desktop's and a
+phone's width, in the light and the dark theme; at each frame what the page shows (the sentence,
+the box marked `aria-current="step"`, the highlighted line of tape.py, the tape, the gradients held,
+the stack) is compared with the frames the engine's code builds from the trace the page carries
+(`mlx_autodiff.stepper.frames`) and with tape.py itself. The trace is compared with what the
+chapter's own run printed or glued. Then: the keyboard alone, the permalink, Predict mode, the fit
+(at 1280 x 800 the graph's current node and the controls are on screen together; at 390 px the
+current node is inside the graph's scroll box), a live re-run's new output, and the page without
+JavaScript.
 
-A frame change's time (click to finished layout, `performance.now()`) is
-measured and written to `_build/stepper-timing.json` for `make bench`: a figure
-to report, not a timed assertion.
+A frame change's time (click to finished layout, `performance.now()`) is measured and written to
+`_build/stepper-timing.json` for `make bench`: a figure to report, not a timed assertion.
 """
 
 from __future__ import annotations
@@ -27,22 +29,45 @@ from browser_pages import NARROW, OVERFLOW_JS, OVERFLOW_TOLERANCE_PX, SCREENSHOT
 from mlx_autodiff.node import node_name
 from mlx_autodiff.stepper import frames
 from mlx_autodiff.trace import BackwardTrace
+from mlx_autodiff.words import say, words
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.usefixtures("book_build")]
 
 STEPPER_PAGES = ["book/04-step-0", "book/05-step-1", "book/06-fork"]
 TIMING = ROOT / "_build" / "stepper-timing.json"
 MAX_TABS = 80  # the player is this many Tab presses from the top of the page, at most
+TAPE_PY = (ROOT / "mlx_autodiff" / "tape.py").read_text().splitlines()
+DESK_HEIGHT = 800
 
-# The state a reader sees, read from one stepper: its sentence, position, the marked box, the stack.
+# The state a reader sees, read from one stepper.
 STATE_JS = """(root) => {
-  const current = root.querySelectorAll('svg [aria-current="step"]');
+  const texts = sel => [...root.querySelectorAll(sel)].map(el => el.textContent);
+  const line = root.querySelector('.stepper-code li[aria-current="location"]');
   return {
     sentence: root.querySelector('.stepper-sentence').textContent,
     position: root.querySelector('.stepper-position').textContent,
-    current: [...current].map(el => el.id),
-    stack: [...root.querySelectorAll('.stepper-stack li')].map(li => li.textContent),
-    listed: [...root.querySelectorAll('.stepper-frames li[aria-current="step"]')].map(li => li.textContent),
+    valuetext: root.querySelector('.stepper-slider').getAttribute('aria-valuetext'),
+    current: [...root.querySelectorAll('svg [aria-current="step"]')].map(el => el.id),
+    stack: texts('.stepper-stack li'),
+    tape: texts('.stepper-tape li'),
+    gradients: texts('.stepper-gradients li'),
+    line: line && Number(line.dataset.line), code: line && line.querySelector('code').textContent,
+    listed: texts('.stepper-frames li[aria-current="step"]'),
+    gradientMarks: [...root.querySelectorAll('svg g.stepper-gradient')].map(el => el.id).sort(),
+    failedMarks: [...root.querySelectorAll('svg g.stepper-failed')].map(el => el.id),
+  };
+}"""
+# Where the current box, the picture's scroll box and the controls are on screen.
+FIT_JS = """(root) => {
+  const rect = el => { const r = el.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
+  const box = root.querySelector('svg [aria-current="step"]');
+  const header = document.querySelector('.bd-header-article');
+  return {
+    box: box && rect(box), picture: rect(root.querySelector('.stepper-picture')),
+    controls: rect(root.querySelector('.stepper-controls')),
+    slider: rect(root.querySelector('.stepper-slider')),
+    // what the theme's sticky header covers is not on screen
+    viewport: [0, header ? header.getBoundingClientRect().bottom : 0, innerWidth, innerHeight],
   };
 }"""
 # Milliseconds from a click on "Next step" to the page laid out again, for every frame after the first.
@@ -60,6 +85,12 @@ TIMING_JS = """(root) => {
   }
   return times;
 }"""
+DARK_JS = ("() => { document.documentElement.dataset.theme = 'dark';"
+           " document.documentElement.dataset.mode = 'dark'; }")
+
+
+def said(language: str) -> dict[str, str]:
+    return words(language, "page")["stepper"]
 
 
 def steppers(page) -> list:
@@ -70,54 +101,103 @@ def page_data(stepper) -> dict:
     return json.loads(stepper.locator("script.stepper-data").text_content())
 
 
-def expected_frames(data: dict) -> list[dict]:
+def expected_frames(data: dict, language: str = "en") -> list[dict]:
     """The frames the engine's code builds from the page's own trace."""
-    return json.loads(json.dumps([asdict(frame) for frame in frames(BackwardTrace.from_data(data["trace"]))]))
+    built = frames(BackwardTrace.from_data(data["trace"]), language, data["parameters"])
+    return json.loads(json.dumps([asdict(frame) for frame in built]))
 
 
-# The player's own words per edition, as _static/stepper.js has them (the frames' sentences are the engine's).
-POSITION = {"en": "Step {k} of {n}", "zh_CN": "第 {k} 步，共 {n} 步"}
-EMPTY = {"en": "(empty)", "zh_CN": "（空）"}
-NEXT = {"en": "Next step", "zh_CN": "下一步"}
-RESET = {"en": "Reset", "zh_CN": "重置"}
+def slide(stepper, index: int) -> None:
+    stepper.locator(".stepper-slider").fill(str(index + 1))
+
+
+def inside(inner: list[float], outer: list[float], slack: float = 1.0) -> bool:
+    return (inner[0] >= outer[0] - slack and inner[1] >= outer[1] - slack
+            and inner[2] <= outer[2] + slack and inner[3] <= outer[3] + slack)
 
 
 def check_frame(stepper, data: dict, index: int, language: str = "en") -> None:
     state = stepper.evaluate(STATE_JS)
     frame = data["frames"][index]
+    words_ = said(language)
+    where = say(words_["position"], k=index + 1, n=len(data["frames"]))
     assert state["sentence"] == frame["sentence"]
-    assert state["position"] == POSITION[language].format(k=index + 1, n=len(data["frames"]))
+    assert state["position"] == state["valuetext"] == where
     expected_box = [] if frame["node"] is None else [data["nodes"][str(frame["node"])]["element"]]
     assert state["current"] == expected_box, f"frame {index}: the marked box is not the frame's node"
-    names = [data["nodes"][str(node)]["name"] for node in reversed(frame["stack"])] or [EMPTY[language]]
+    assert state["failedMarks"] == (expected_box if frame["failed"] else [])
+    names = [data["nodes"][str(node)]["name"] for node in reversed(frame["stack"])] or [words_["none"]]
     assert state["stack"] == names
     assert state["listed"] == [frame["sentence"]]
+    assert state["line"] == frame["line"] and state["code"] == TAPE_PY[frame["line"] - 1], "the code line"
+    marked = sorted(data["nodes"][str(node)]["element"] for node in frame["landed"])
+    assert state["gradientMarks"] == marked, f"frame {index}: a gradient's mark must stay"
+    held = [say(words_["grad_entry"], node=data["nodes"][str(h["node"])]["name"],
+                shape=str(h["shape"]), device=h["device"])
+            for h in frame["held"]] or [words_["none"]]
+    assert state["gradients"] == held
+    assert len(state["tape"]) == len(data["nodes"])
+    if frame["changes"]["took"] is not None:
+        took = data["nodes"][str(frame["changes"]["took"])]["name"]
+        assert f"{took}: {words_['taken_now']}" in state["tape"]
 
 
+@pytest.mark.parametrize("theme", ["light", "dark"])
+@pytest.mark.parametrize("width", [WIDE, NARROW], ids=["desktop", "phone"])
 @pytest.mark.parametrize("language", EDITIONS)
 @pytest.mark.parametrize("docname", STEPPER_PAGES)
-def test_every_stepper_plays_the_engines_frames_to_the_end(visit, docname: str, language: str) -> None:
-    opened = visit(f"{docname}.html", WIDE, language)
+def test_every_stepper_slides_through_the_engines_frames(visit, docname: str, language: str, width: int,
+                                                         theme: str) -> None:
+    opened = visit(f"{docname}.html", width, language)
+    if theme == "dark":
+        opened.page.evaluate(DARK_JS)
     found = steppers(opened.page)
     assert len(found) == 1, f"{docname}: expected one stepper, found {len(found)}"
     stepper = found[0]
     data = page_data(stepper)
-    assert data["frames"] == expected_frames(data), "the page's frames are the engine's, from its trace"
+    assert data["frames"] == expected_frames(data, language), "the page's frames are the engine's"
     for node in data["nodes"].values():
         assert stepper.locator(f'svg g[id="{node["element"]}"]').count() == 1, f"{node['name']} has no box"
     stepper.scroll_into_view_if_needed()
     for index in range(len(data["frames"])):
-        if index:
-            stepper.get_by_role("button", name=NEXT[language]).click()
+        slide(stepper, index)
         check_frame(stepper, data, index, language)
+        fit = stepper.evaluate(FIT_JS)
+        if fit["box"]:
+            assert inside(fit["box"], fit["picture"], 2), f"frame {index}: the current box is scrolled away"
         if index == len(data["frames"]) // 2:
             edition = "" if language == "en" else f"{language}-"
-            opened.screenshot(f"stepper-{edition}{docname.removeprefix('book/')}")
-    assert stepper.get_by_role("button", name=NEXT[language]).get_attribute("aria-disabled") == "true"
-    stepper.get_by_role("button", name=RESET[language]).click()
+            opened.screenshot(f"stepper-{edition}{docname.removeprefix('book/')}-{width}-{theme}")
+    assert stepper.get_by_role("button", name=said(language)["next"]).get_attribute("aria-disabled") == "true"
+    stepper.get_by_role("button", name=said(language)["first"]).click()
     check_frame(stepper, data, 0, language)
+    if width == NARROW:
+        overflow = opened.page.evaluate(OVERFLOW_JS, OVERFLOW_TOLERANCE_PX)
+        assert overflow["scrollWidth"] <= overflow["viewport"] + OVERFLOW_TOLERANCE_PX, overflow["culprits"]
     assert not opened.console_errors(), f"{docname}: console errors {opened.console_errors()}"
     assert not opened.network, f"{docname}: requests to the network {opened.network}"
+
+
+@pytest.mark.parametrize("language", EDITIONS)
+@pytest.mark.parametrize("docname", STEPPER_PAGES)
+def test_at_1280_by_800_the_current_node_and_the_controls_are_on_screen_at_every_frame(
+        visit, docname: str, language: str) -> None:
+    opened = visit(f"{docname}.html", WIDE, language)
+    opened.page.set_viewport_size({"width": WIDE, "height": DESK_HEIGHT})
+    stepper = steppers(opened.page)[0]
+    data = page_data(stepper)
+    stepper.evaluate("(root) => root.scrollIntoView({block: 'start', behavior: 'instant'})")
+    next_button = stepper.get_by_role("button", name=said(language)["next"])
+    for index in range(len(data["frames"])):
+        if index:
+            next_button.click()
+        fit = stepper.evaluate(FIT_JS)
+        for part in ("controls", "slider"):
+            assert inside(fit[part], fit["viewport"]), f"frame {index}: the {part} are off screen"
+        if fit["box"]:
+            assert inside(fit["box"], fit["viewport"]) and inside(fit["box"], fit["picture"], 2), (
+                f"frame {index}: the current node is off screen")
+    opened.screenshot(f"stepper-fit-{language}-{docname.removeprefix('book/')}")
 
 
 def test_step_1s_last_frame_names_the_node_the_chapters_error_names(visit) -> None:
@@ -128,7 +208,7 @@ def test_step_1s_last_frame_names_the_node_the_chapters_error_names(visit) -> No
     assert last["failed"] and last["node"] == failed
     assert f"consumed at {node_name(failed)}" in last["sentence"]
     stepper.get_by_role("button", name="Next step").click()
-    stepper.press("End")
+    stepper.locator(".stepper-player").press("End")
     assert stepper.locator('svg [aria-current="step"]').get_attribute("id").endswith(f"-n{failed}")
 
 
@@ -139,6 +219,8 @@ def test_step_0s_stepper_keeps_the_gradients_the_chapter_printed(visit) -> None:
     trace = BackwardTrace.from_data(data["trace"])
     assert [(landed.node, landed.device) for landed in trace.kept()] == kept
     assert data["frames"][-1]["gradients"] == [node for node, _ in kept]
+    assert [(held["node"], held["device"]) for held in data["frames"][-1]["held"]] == kept
+    assert data["frames"][-1]["missed"] == sorted(data["parameters"]), "the moved parameters got nothing"
 
 
 def test_step_0s_to_device_steps_send_the_gradients_to_flex(visit) -> None:
@@ -164,12 +246,12 @@ def test_every_stepper_works_with_the_keyboard_alone(visit, docname: str) -> Non
     opened = visit(f"{docname}.html", WIDE)
     stepper = steppers(opened.page)[0]
     data = page_data(stepper)
-    inside = "() => !!document.activeElement.closest('.stepper-player')"
+    within = "() => !!document.activeElement.closest('.stepper-player')"
     for _ in range(MAX_TABS):
         opened.page.keyboard.press("Tab")
-        if opened.page.evaluate(inside):
+        if opened.page.evaluate(within):
             break
-    assert opened.page.evaluate(inside), f"{docname}: Tab never reaches the player"
+    assert opened.page.evaluate(within), f"{docname}: Tab never reaches the player"
     for index in range(1, len(data["frames"])):
         opened.page.keyboard.press("ArrowRight")
         check_frame(stepper, data, index)
@@ -179,47 +261,121 @@ def test_every_stepper_works_with_the_keyboard_alone(visit, docname: str) -> Non
     check_frame(stepper, data, len(data["frames"]) - 2)
     opened.page.keyboard.press("Home")
     check_frame(stepper, data, 0)
+    opened.page.keyboard.press("End")
+    check_frame(stepper, data, len(data["frames"]) - 1)
+    opened.page.keyboard.press("Home")
     for _ in range(MAX_TABS):  # to "Next step", then Enter, as a keyboard user presses a button
         if opened.page.evaluate("() => document.activeElement.dataset.action === 'next'"):
             break
         opened.page.keyboard.press("Tab")
     opened.page.keyboard.press("Enter")
     check_frame(stepper, data, 1)
+    # with the focus elsewhere on the page, the arrows still drive the player on screen
+    opened.page.evaluate("() => document.activeElement.blur()")
+    opened.page.keyboard.press("ArrowRight")
+    check_frame(stepper, data, 2)
+    assert opened.page.locator(".stepper-hint").first.is_visible()
     assert not opened.console_errors(), f"{docname}: console errors {opened.console_errors()}"
 
 
-@pytest.mark.parametrize("docname", STEPPER_PAGES)
-def test_a_played_stepper_does_not_widen_the_page_on_a_phone(visit, docname: str) -> None:
-    opened = visit(f"{docname}.html", NARROW)
+@pytest.mark.parametrize("language", EDITIONS)
+def test_a_permalink_opens_the_same_frame(visit, language: str) -> None:
+    opened = visit("book/04-step-0.html", WIDE, language)
     stepper = steppers(opened.page)[0]
-    stepper.scroll_into_view_if_needed()
-    widest = 0
-    for index in range(len(page_data(stepper)["frames"])):
-        if index:
-            stepper.get_by_role("button", name="Next step").click()
-        width = opened.page.evaluate(OVERFLOW_JS, OVERFLOW_TOLERANCE_PX)
-        widest = max(widest, width["scrollWidth"])
-        assert width["scrollWidth"] <= width["viewport"] + OVERFLOW_TOLERANCE_PX, width["culprits"]
-    opened.screenshot(f"stepper-{docname.removeprefix('book/')}-narrow")
-    assert widest > 0
+    data = page_data(stepper)
+    slide(stepper, 7)
+    url = opened.page.url
+    assert f"frame-{data['graph']}=8" in url
+    link = stepper.locator(".stepper-link").get_attribute("href")
+    assert f"frame-{data['graph']}=8" in link and link.endswith(f"#{data['graph']}-stepper")
+    again = visit(url, WIDE, None)
+    check_frame(steppers(again.page)[0], data, 7, language)
+    linked = visit(link, WIDE, None)
+    stepper_again = steppers(linked.page)[0]
+    check_frame(stepper_again, data, 7, language)
+    assert stepper_again.evaluate("(root) => root.getBoundingClientRect().top < innerHeight")
+    assert not again.console_errors() and not linked.console_errors()
 
 
+@pytest.mark.parametrize("language", EDITIONS)
+def test_predict_mode_accepts_the_right_node_and_explains_a_wrong_one(visit, language: str) -> None:
+    opened = visit("book/05-step-1.html", WIDE, language)
+    stepper = steppers(opened.page)[0]
+    data = page_data(stepper)
+    stepper.locator(".stepper-predict input").check()
+    next_button = stepper.get_by_role("button", name=said(language)["next"])
+    answers = []
+    for _ in data["frames"]:
+        at = int(stepper.locator(".stepper-slider").input_value()) - 1
+        if at == len(data["frames"]) - 1:
+            break
+        next_button.click()
+        question = stepper.locator(".stepper-question")
+        if not question.is_visible():
+            continue
+        assert question.locator("p").text_content() == said(language)["question"]
+        stack = data["frames"][at]["stack"]
+        top, below = stack[-1], stack[-2]
+        choices = question.get_by_role("button")
+        assert choices.all_text_contents() == [data["nodes"][str(n)]["name"] for n in reversed(stack)]
+        assert opened.page.evaluate("() => document.activeElement.dataset.choice") is not None, "focus moves"
+        pick = below if not answers else top  # the first time wrong, then right
+        question.get_by_role("button", name=data["nodes"][str(pick)]["name"], exact=True).click()
+        feedback = stepper.locator(".stepper-feedback").text_content()
+        name = data["nodes"][str(top)]["name"]
+        if pick == top:
+            assert feedback == say(said(language)["right"], node=name)
+        else:
+            pushed = next(k for k, f in enumerate(data["frames"]) if top in f["changes"]["pushed"])
+            assert feedback == say(said(language)["wrong"], picked=data["nodes"][str(pick)]["name"],
+                                   node=name, k=pushed + 1)
+        check_frame(stepper, data, at + 1, language)
+        assert data["frames"][at + 1]["changes"]["popped"] == top, "the answer shown is the pop"
+        answers.append(pick == top)
+    assert answers[:2] == [False, True]
+    assert data["frames"][-1]["failed"], "exercise 5.1: predicted all the way to the failing node"
+    assert not opened.console_errors()
+
+
+def test_a_stepper_a_live_rerun_puts_in_the_page_is_started(visit) -> None:
+    opened = visit("book/06-fork.html", WIDE)
+    started = opened.page.evaluate("""() => {
+      const old = document.querySelector('div.stepper');
+      const holder = document.createElement('div');
+      holder.innerHTML = old.outerHTML.replace(/ data-started=""/, '');
+      holder.querySelector('.stepper-player').hidden = true;
+      old.replaceWith(holder);
+      document.dispatchEvent(new CustomEvent('tds:output', {detail: {element: holder}}));
+      return !holder.querySelector('.stepper-player').hidden;
+    }""")
+    assert started
+    stepper = steppers(opened.page)[0]
+    stepper.get_by_role("button", name="Next step").click()
+    check_frame(stepper, page_data(stepper), 1)
+    assert not opened.console_errors()
+
+
+@pytest.mark.parametrize("language", EDITIONS)
 @pytest.mark.parametrize("docname", STEPPER_PAGES)
-def test_without_javascript_the_graph_and_every_frame_are_on_the_page(browser, server, docname: str) -> None:
+def test_without_javascript_the_graph_and_every_frame_are_on_the_page(browser, server, docname: str,
+                                                                       language: str) -> None:
     context = browser.new_context(java_script_enabled=False, viewport={"width": WIDE, "height": 900})
     try:
         page = context.new_page()
-        page.goto(f"{server}en/{docname}.html")
+        page.goto(f"{server}{language}/{docname}.html")
         stepper = page.locator("div.stepper")
         data = json.loads(stepper.locator("script.stepper-data").text_content())
         assert stepper.locator("svg").first.is_visible()
         assert stepper.locator(".stepper-player").is_hidden(), "the player needs JavaScript: it stays hidden"
         listed = stepper.locator("details.stepper-frames[open] li").all_text_contents()
-        assert listed == [frame["sentence"] for frame in data["frames"]]
+        assert listed == [frame["sentence"] for frame in expected_frames(data, language)]
         assert all(item.is_visible() for item in stepper.locator("details.stepper-frames li").all())
+        summary = stepper.locator("details.stepper-frames summary").text_content()
+        assert summary == say(said(language)["frames"], n=len(listed))
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-        shot = SCREENSHOTS / f"stepper-{docname.removeprefix('book/')}-no-js.png"
-        page.screenshot(path=str(shot), full_page=True)
+        edition = "" if language == "en" else f"{language}-"
+        page.screenshot(path=str(SCREENSHOTS / f"stepper-{edition}{docname.removeprefix('book/')}-no-js.png"),
+                        full_page=True)
     finally:
         context.close()
 

@@ -39,7 +39,7 @@ def test_every_language_has_every_key_with_the_same_placeholders(language: str) 
 
 def test_say_fills_placeholders() -> None:
     assert say(words("en", "page")["stepper"]["position"], k=2, n=5) == "Step 2 of 5"
-    assert say(words("zh_CN", "page")["stepper"]["position"], k=2, n=5) == "第 2 步，共 5 步"
+    assert say(words("zh_CN", "page")["stepper"]["position"], k=2, n=5) == "第 2 帧，共 5 帧"
 
 
 def test_an_unknown_language_or_part_says_what_to_add() -> None:
