@@ -155,7 +155,10 @@ def one_parameter() -> Result:
     except AutodiffError as error:
         refused = type(error).__name__
     return {"moved_require_grad": refused, "moved_requires_grad": moved.weight.is_require_grad(),
-            "same_param_id": moved.weight.id == forked.weight.id == model.weight.id, "moved_is_leaf": m.is_leaf, "moved_op": m.op, "moved_requirement": m.requirement.value,
+            "param_id_kept": {(True, True): "both", (True, False): "to_device", (False, True): "fork",
+                              (False, False): "neither"}[(moved.weight.id == model.weight.id,
+                                                          forked.weight.id == model.weight.id)],
+            "moved_is_leaf": m.is_leaf, "moved_op": m.op, "moved_requirement": m.requirement.value,
             "forked_is_leaf": f.is_leaf, "forked_op": f.op, "forked_requirement": f.requirement.value,
             "moved_parents": len(m.parents), "forked_parents": len(f.parents)}
 
@@ -219,7 +222,7 @@ def step0() -> Result:
     params = GradientsParams.from_grads(grads, moved)
     stepped = AdamConfig().init().step(1e-1, moved, params)
     same = _node(stepped.weight).id == _node(moved.weight).id
-    landed = "cpu_leaves" if on_leaf else "elsewhere"
+    landed = "cpu_leaves" if on_leaf else "elsewhere"  # chapter 4 asks where they went
     return {"landed": landed, "kept": kept, "devices": devices[0] if len(devices) == 1 else ",".join(devices),
             "on_cpu_leaf": on_leaf, "collected": len(params), "same_parameters": same}
 
@@ -365,7 +368,7 @@ def fork_steps() -> Result:
         model = optim.step(1e-1, model, params)
         ids.append(_node(model.weight).id)
     return {"grads": grads, "steps_with_two": sum(g == 2 for g in grads),
-            "new_leaf_each_step": len(set(ids)) == len(ids), "still_leaf": _node(model.weight).is_leaf}
+            "parameter_node": "new" if len(set(ids)) == len(ids) else "same", "still_leaf": _node(model.weight).is_leaf}
 
 
 @case
@@ -397,12 +400,13 @@ def methods() -> Result:
 def more_methods() -> Result:
     """Relocations the article does not run."""
     out: Result = {}
-    for key, moves, built_on in [("fork_no_grad", ("fork", "no_grad"), "flex.autodiff"),
-                                 ("to_device_train", ("to_device", "train"), "flex.autodiff"),
-                                 ("plain_fork_train", ("fork", "train"), "flex"),
-                                 ("valid_fork", ("valid", "fork"), "flex.autodiff"),
-                                 ("metal_to_device", ("to_device",), "metal.autodiff")]:
-        result = _scenario(moves, built_on)  # type: ignore[arg-type]
+    for key, moves, built_on, read_first in [("fork_no_grad", ("fork", "no_grad"), "flex.autodiff", True),
+                                             ("to_device_train", ("to_device", "train"), "flex.autodiff", True),
+                                             ("plain_fork_train", ("fork", "train"), "flex", True),
+                                             ("valid_fork", ("valid", "fork"), "flex.autodiff", True),
+                                             ("metal_to_device", ("to_device",), "metal.autodiff", True),
+                                             ("lazy_fork", ("fork",), "flex.autodiff", False)]:
+        result = _scenario(moves, built_on, read_first)  # type: ignore[arg-type]
         out[key] = result["outcome"]
         out[f"{key}_error"] = result["error"]
         out[f"{key}_grads0"] = result["grads_step0"]
@@ -436,7 +440,11 @@ def cross_device() -> Result:
     """ad-to_device's step 0: on which device does the CPU weight's gradient sit?"""
     model, moved, x, y = _step0_model()
     grads = MseLoss().forward(moved.forward(x), y, Reduction.MEAN).backward()
-    return {"device": grads.device_of(_node(model.weight).id).name,
+    original = model.weight.val().grad(grads) is not None
+    moved_has = moved.weight.val().grad(grads) is not None
+    return {"landed": {(True, False): "original", (False, True): "moved", (True, True): "both"}.get(
+                (original, moved_has), "neither"),
+            "device": grads.device_of(_node(model.weight).id).name,
             "found_by_original": model.weight.val().grad(grads) is not None,
             "found_by_moved": moved.weight.val().grad(grads) is not None}
 
