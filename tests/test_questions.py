@@ -117,6 +117,8 @@ def test_each_page_shows_its_questions_with_keys_the_engine_gives_in_a_fresh_pro
     assert len(questions) == len(source_questions(docname)) >= 3
     for question in questions:
         qid, answer = question["data-question"], json.loads(question["data-answer"])
+        choices = question.select(".question-choice label, .question-item-text")
+        assert all(choice.get_text(strip=True) for choice in choices), f"{qid}: a choice without words"
         keys = [item["data-key"] for item in question.select(".question-choice, .question-item")]
         if question["data-kind"] == "order":
             assert sorted(answer) == sorted(keys), qid
