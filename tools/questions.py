@@ -248,7 +248,7 @@ def visit_question(self: Any, node: question) -> None:
     parts = {part["part"]: part for part in node.children if part["part"] != "choice"}
     choices = [part for part in node.children if part["part"] == "choice"]
     answer = node["answer"]
-    attributes = {"class": f"question question-{kind}", "id": base, "data-question": qid, "data-kind": kind,
+    attributes = {"class": f"question question-kind-{kind}", "id": base, "data-question": qid, "data-kind": kind,
                   "data-page": node["docname"], "data-answer": json.dumps(answer)}
     if node["case"]:
         attributes["data-case"] = f"{node['case']}.{node['field']}"
