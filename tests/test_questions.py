@@ -1,4 +1,4 @@
-"""The questions on the chapters (tools/questions.py, _static/questions.js): their count, their keys, the page.
+"""The chapters' questions (tools/questions.py, _static/questions.js): their count, their keys, the page.
 
 Every chapter 1-13 asks at least three questions and each part has an ordering problem;
 every key a run backs equals what its case gives in a fresh process, and so does every
@@ -67,7 +67,8 @@ def test_every_chapter_asks_at_least_three_questions(docname: str) -> None:
     found = source_questions(docname)
     assert len(found) >= 3, f"{docname} has {len(found)} questions"
     for options in found:
-        assert options.get("case") or options.get("source"), f"{docname} {options['id']}: no :case: nor :source:"
+        assert options.get("case") or options.get("source"), \
+            f"{docname} {options['id']}: no :case: nor :source:"
 
 
 @pytest.mark.parametrize("part", range(2), ids=["part one", "part two"])
@@ -77,7 +78,8 @@ def test_every_part_has_an_ordering_problem(part: int) -> None:
 
 
 def test_every_case_a_question_names_exists() -> None:
-    named = {options["case"] for docname in chapters() for options in source_questions(docname) if "case" in options}
+    named = {options["case"] for docname in chapters() for options in source_questions(docname)
+             if "case" in options}
     assert named <= set(CASES), f"unknown cases: {sorted(named - set(CASES))}"
 
 
@@ -154,7 +156,8 @@ def test_every_choice_has_its_own_explanation_and_every_wrong_one_links_to_the_p
                                                    f"{item['data-key']} links nowhere"
                 for link in item.select("a[href]"):
                     target, _, anchor = link["href"].partition("#")
-                    path = (SITE / language / docname).parent / target if target else SITE / language / f"{docname}.html"
+                    here = SITE / language / f"{docname}.html"
+                    path = here.parent / target if target else here
                     assert anchor and f'id="{anchor}"' in Path(path).read_text(encoding="utf8"), link["href"]
 
 
@@ -216,7 +219,8 @@ def solve_with_the_keyboard(page, root) -> int:
     presses = 0
     for place, key in enumerate(answer):
         while True:
-            keys = root.evaluate("r => [...r.querySelectorAll('ol.question-order > li')].map(li => li.dataset.key)")
+            keys = root.evaluate("r => [...r.querySelectorAll('ol.question-order > li')]"
+                                 ".map(li => li.dataset.key)")
             at = keys.index(key)
             if at == place:
                 break

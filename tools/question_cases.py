@@ -23,8 +23,19 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from mlx_autodiff import (AdamConfig, AutodiffError, Device, Distribution, GradientsParams, Linear, LinearConfig,
-                          Module, MseLoss, Reduction, Tensor)
+from mlx_autodiff import (
+    AdamConfig,
+    AutodiffError,
+    Device,
+    Distribution,
+    GradientsParams,
+    Linear,
+    LinearConfig,
+    Module,
+    MseLoss,
+    Reduction,
+    Tensor,
+)
 from mlx_autodiff.node import Node
 from mlx_autodiff.scenarios import EXTRA_SCENARIOS, SCENARIOS, Move, Scenario, initialized, run
 from mlx_autodiff.tape import record_backward
@@ -115,7 +126,8 @@ def linear_3_2_counts() -> Result:
     before = [p.is_initialized() for p in model.params()]
     numbers = model.num_params()
     return {"num_params": numbers, "tensors": model.num_param_tensors(),
-            "initialized_before": sum(before), "initialized_after": sum(p.is_initialized() for p in model.params())}
+            "initialized_before": sum(before),
+            "initialized_after": sum(p.is_initialized() for p in model.params())}
 
 
 @case
@@ -135,7 +147,8 @@ def lazy_moved() -> Result:
     moved = LinearConfig(4, 1).init(flex.autodiff()).to_device(metal)
     node = _node(moved.weight)
     device = moved.weight.val().device.inner().name
-    return {"device": device, "is_leaf": node.is_leaf, "op": node.op, "requires_grad": moved.weight.is_require_grad(),
+    return {"device": device, "is_leaf": node.is_leaf, "op": node.op,
+            "requires_grad": moved.weight.is_require_grad(),
             "kind": f"{'leaf' if node.is_leaf else 'move'}_{device}"}
 
 
@@ -181,7 +194,8 @@ def fork_after_to_device() -> Result:
     flex, metal = _devices()
     model = initialized(flex.autodiff()).to_device(metal).fork(metal)
     node = _node(model.weight)
-    return {"is_leaf": node.is_leaf, "requirement": node.requirement.value, **_scenario(("to_device", "fork"))}
+    return {"is_leaf": node.is_leaf, "requirement": node.requirement.value,
+            **_scenario(("to_device", "fork"))}
 
 
 @case
@@ -256,7 +270,8 @@ def two_layers_walk() -> Result:
     names = {_node(p).id: name.replace(".", "_") for name, p in forked.named_params()}
     with record_backward() as traces:
         MseLoss().forward(forked.forward(x), y, Reduction.MEAN).backward()
-    order = [names[event.node] for event in traces[0].events if event.kind == "popped" and event.node in names]
+    order = [names[event.node] for event in traces[0].events
+             if event.kind == "popped" and event.node in names]
     return {"order": list(dict.fromkeys(order))}
 
 
@@ -285,7 +300,8 @@ def step1_no_bias() -> Result:
     x, y = _data(metal)
     failed = _train(moved, x, y, 2)["failed_id"]
     names = {_node(moved.weight).id: "weight_move", _node(model.weight).id: "weight_leaf", None: "none"}
-    return {"weight_move_id": _node(moved.weight).id, "failed_id": failed, "failed": names.get(failed, "other")}
+    return {"weight_move_id": _node(moved.weight).id, "failed_id": failed,
+            "failed": names.get(failed, "other")}
 
 
 def _two_layers(device: Device, read_second: bool) -> TwoLayers:
@@ -368,7 +384,8 @@ def fork_steps() -> Result:
         model = optim.step(1e-1, model, params)
         ids.append(_node(model.weight).id)
     return {"grads": grads, "steps_with_two": sum(g == 2 for g in grads),
-            "parameter_node": "new" if len(set(ids)) == len(ids) else "same", "still_leaf": _node(model.weight).is_leaf}
+            "parameter_node": "new" if len(set(ids)) == len(ids) else "same",
+            "still_leaf": _node(model.weight).is_leaf}
 
 
 @case
@@ -400,12 +417,15 @@ def methods() -> Result:
 def more_methods() -> Result:
     """Relocations the article does not run."""
     out: Result = {}
-    for key, moves, built_on, read_first in [("fork_no_grad", ("fork", "no_grad"), "flex.autodiff", True),
-                                             ("to_device_train", ("to_device", "train"), "flex.autodiff", True),
-                                             ("plain_fork_train", ("fork", "train"), "flex", True),
-                                             ("valid_fork", ("valid", "fork"), "flex.autodiff", True),
-                                             ("metal_to_device", ("to_device",), "metal.autodiff", True),
-                                             ("lazy_fork", ("fork",), "flex.autodiff", False)]:
+    runs: list[tuple[str, tuple[Move, ...], str, bool]] = [
+        ("fork_no_grad", ("fork", "no_grad"), "flex.autodiff", True),
+        ("to_device_train", ("to_device", "train"), "flex.autodiff", True),
+        ("plain_fork_train", ("fork", "train"), "flex", True),
+        ("valid_fork", ("valid", "fork"), "flex.autodiff", True),
+        ("metal_to_device", ("to_device",), "metal.autodiff", True),
+        ("lazy_fork", ("fork",), "flex.autodiff", False),
+    ]
+    for key, moves, built_on, read_first in runs:
         result = _scenario(moves, built_on, read_first)  # type: ignore[arg-type]
         out[key] = result["outcome"]
         out[f"{key}_error"] = result["error"]
@@ -419,7 +439,8 @@ def plain_tensor() -> Result:
     flex, metal = _devices()
     plain = initialized(flex)
     moved, forked = plain.to_device(metal), plain.fork(metal)
-    return {"moved_tracked": _node(moved.weight) is not None, "forked_tracked": _node(forked.weight) is not None,
+    return {"moved_tracked": _node(moved.weight) is not None,
+            "forked_tracked": _node(forked.weight) is not None,
             "moved_requires_grad": moved.weight.is_require_grad(),
             "forked_requires_grad": forked.weight.is_require_grad()}
 
@@ -474,9 +495,11 @@ def field(results: dict[str, Result], reference: str) -> Any:
     """`results["case"]["field"]` for the reference "case.field", with an error that says what exists."""
     name, _, key = reference.partition(".")
     if name not in results:
-        raise UnknownCaseError(f"no question case {name!r}; tools/question_cases.py has: {', '.join(results)}")
+        raise UnknownCaseError(f"no question case {name!r}; tools/question_cases.py has: "
+                               f"{', '.join(results)}")
     if not key or key not in results[name]:
-        raise UnknownCaseError(f"question case {name!r} has no field {key!r}; it has: {', '.join(results[name])}")
+        raise UnknownCaseError(f"question case {name!r} has no field {key!r}; it has: "
+                               f"{', '.join(results[name])}")
     return results[name][key]
 
 
@@ -501,7 +524,8 @@ def results(workers: int = 4) -> dict[str, Result]:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tools.question_cases",
-                                     description="Run one of the questions' cases and print its result as JSON.")
+                                     description="Run one of the questions' cases and print its result "
+                                                 "as JSON.")
     parser.add_argument("name", nargs="?", help="the case; --list names them")
     parser.add_argument("--list", action="store_true", help="name every case")
     args = parser.parse_args(argv)

@@ -52,13 +52,13 @@ from typing import Any
 from build_book import engine_key  # a sibling: Jupyter Book puts a local extension's folder on sys.path
 from docutils import nodes
 from docutils.parsers.rst import directives
+from question_cases import field, results  # a sibling, like build_book
 from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
 from mlx_autodiff.words import say, words
-from question_cases import field, results  # a sibling, like build_book
 
 logger = logging.getLogger(__name__)
 ROOT = Path(__file__).resolve().parent.parent
@@ -132,7 +132,8 @@ def see_role(name: str, rawtext: str, text: str, lineno: int, inliner: Any,
              options: dict | None = None, content: list | None = None) -> tuple[list, list]:
     match = SEE.match(text.strip())
     if not match:
-        message = inliner.reporter.error(f"{{see}} wants `words <chapter#id>`, e.g. `the walk <05-step-1#run-it>`, "
+        message = inliner.reporter.error("{see} wants `words <chapter#id>`, e.g. "
+                                         "`the walk <05-step-1#run-it>`, "
                                          f"not {text!r}", line=lineno)
         return [inliner.problematic(rawtext, rawtext, message)], [message]
     env = inliner.document.settings.env
@@ -164,7 +165,8 @@ class Question(SphinxDirective):
     def run(self) -> list[nodes.Node]:
         for required in ("id", "kind", "keys", "answer"):
             if required not in self.options:
-                raise self.error(f"a question needs :{required}: (tools/questions.py says what each option is)")
+                raise self.error(f"a question needs :{required}: "
+                                 "(tools/questions.py says what each option is)")
         qid, kind = self.options["id"], self.options["kind"]
         keys = self.options["keys"].split()
         body = nodes.container()
@@ -176,7 +178,8 @@ class Question(SphinxDirective):
         at = body.children.index(lists[0])
         items = lists[0].children
         if len(items) != len(keys):
-            raise self.error(f"question {qid!r}: {len(items)} bullets but {len(keys)} :keys: ({' '.join(keys)})")
+            raise self.error(f"question {qid!r}: {len(items)} bullets but {len(keys)} :keys: "
+                             f"({' '.join(keys)})")
         answer = self.answer(qid, kind, keys)
         page = page_questions(self.env).setdefault(self.env.docname, [])
         if qid in page:
@@ -248,13 +251,15 @@ def visit_question(self: Any, node: question) -> None:
     parts = {part["part"]: part for part in node.children if part["part"] != "choice"}
     choices = [part for part in node.children if part["part"] == "choice"]
     answer = node["answer"]
-    attributes = {"class": f"question question-kind-{kind}", "id": base, "data-question": qid, "data-kind": kind,
+    attributes = {"class": f"question question-kind-{kind}", "id": base, "data-question": qid,
+                  "data-kind": kind,
                   "data-page": node["docname"], "data-answer": json.dumps(answer)}
     if node["case"]:
         attributes["data-case"] = f"{node['case']}.{node['field']}"
     out = ["<div " + " ".join(f'{name}="{escape(value)}"' for name, value in attributes.items()) + ">"]
     legend = f"{said['kind_' + kind]} · {say(said['question'], n=node['number'])}"
-    out.append(f'<fieldset class="question-fieldset"><legend class="question-legend">{escape(legend)}</legend>')
+    out.append('<fieldset class="question-fieldset">'
+               f'<legend class="question-legend">{escape(legend)}</legend>')
     out.append(f'<div class="question-stem" id="{base}-stem">{_html(self, parts["stem"].children)}</div>')
     labels, feedback = {}, {}
     for part in choices:
@@ -267,7 +272,8 @@ def visit_question(self: Any, node: question) -> None:
             out.append(f'<li class="question-item" data-key="{key}"><span class="question-item-text">'
                        f'{labels[part["key"]]}</span><span class="question-moves" hidden>'
                        f'<button type="button" data-move="up">{escape(said["move_up"])}</button>'
-                       f'<button type="button" data-move="down">{escape(said["move_down"])}</button></span></li>')
+                       f'<button type="button" data-move="down">{escape(said["move_down"])}</button>'
+                       '</span></li>')
         out.append("</ol>")
     else:
         out.append('<div class="question-choices">')
@@ -292,14 +298,16 @@ def visit_question(self: Any, node: question) -> None:
     else:
         for key in [answer] + [key for key in node["keys"] if key != answer]:
             verdict = said["right_choice"] if key == answer else said["wrong_choice"]
-            out.append(f'<div class="question-feedback" data-key="{escape(key)}" data-right="{str(key == answer).lower()}">'
+            right = str(key == answer).lower()
+            out.append(f'<div class="question-feedback" data-key="{escape(key)}" data-right="{right}">'
                        f'<p class="question-verdict"><strong>{escape(verdict)}</strong> {labels[key]}</p>'
                        f'{feedback[key]}</div>')
     explanation = _html(self, parts["explanation"].children)
     if explanation:
         out.append(f'<div class="question-explanation">{explanation}</div>')
     if node["source"]:
-        out.append(f'<p class="question-source">{escape(said["source"])} <code>{escape(node["source"])}</code></p>')
+        out.append(f'<p class="question-source">{escape(said["source"])} '
+                   f'<code>{escape(node["source"])}</code></p>')
     out.append("</details></div>")
     self.body.append("\n".join(out))
     raise nodes.SkipNode
@@ -363,7 +371,8 @@ def fill_progress(app: Sphinx, doctree: nodes.document, docname: str) -> None:
         title = escape(env.titles[name].astext()) if name in env.titles else escape(name)
         href = escape(app.builder.get_relative_uri(docname, name))
         count = len(found[name])
-        rows.append(f'<li><a href="{href}">{title}</a> <span class="question-score" data-page="{escape(name)}" '
+        rows.append(f'<li><a href="{href}">{title}</a> '
+                    f'<span class="question-score" data-page="{escape(name)}" '
                     f'data-total="{count}">{escape(say(said["landing_total"], n=count))}</span></li>')
     html = (f'<div class="question-progress-list"><ul>{"".join(rows)}</ul><p class="question-actions" hidden>'
             f'<button type="button" class="question-clear-all">{escape(said["clear_all"])}</button></p>'
