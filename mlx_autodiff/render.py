@@ -15,6 +15,10 @@ inline, so `_repr_html_` could become `_repr_svg_`.
 The inline SVG carries its text alternative: a `<title>` (the graph's title)
 and an `aria-label` (title and a one-line description of what it shows), with
 `role="img"`, or `role="figure"` when it holds links a reader can follow.
+
+A graph drawn in several languages (`graph.snapshot` draws one per words file) keeps
+the other languages' drawings in `translations`; Jupyter is then shown
+`editions.Editions` of them, and the book's page keeps its own language.
 """
 
 from __future__ import annotations
@@ -23,10 +27,14 @@ import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
 from html import escape
 from pathlib import Path
 
+from .editions import join
 from .errors import AutodiffError
+from .words import SOURCE_LANGUAGE
 
 FONT = "Helvetica"
 """The font named in DOT. Both renderers know its metrics, so boxes fit their text."""
@@ -43,35 +51,59 @@ class RenderFailedError(AutodiffError, RuntimeError):
     """The renderer ran but refused the DOT text (its own message is included)."""
 
 
+@dataclass(frozen=True)
+class Drawing:
+    """One language's drawing of a graph: the title, the DOT text, the one-sentence description."""
+
+    title: str
+    dot: str
+    description: str = ""
+
+
 class Graph:
     """A picture of a graph: its title, its DOT text, and its SVG on demand.
 
     The DOT text is fixed when the Graph is made; `svg()` renders it once and
     keeps the result. `description` says in one sentence what it shows (for
     screen readers); `graph_id` is the prefix of its elements' ids, where the
-    DOT gives them (`graph_dot.element_id`).
+    DOT gives them (`graph_dot.element_id`), the same in every language's drawing.
+    `translations` holds the drawing in each other language ("zh_CN"), English being
+    `title`, `dot` and `description`.
     """
 
-    def __init__(self, title: str, dot: str, description: str = "", graph_id: str | None = None) -> None:
+    def __init__(self, title: str, dot: str, description: str = "", graph_id: str | None = None,
+                 translations: Mapping[str, Drawing] | None = None) -> None:
         self.title = title
         self.dot = dot
         self.description = description
         self.graph_id = graph_id
-        self._svg: str | None = None
+        self.translations = dict(translations or {})
+        self._svg: dict[str, str] = {}
 
-    def svg(self) -> str:
-        """The rendered SVG document (cached after the first call)."""
-        if self._svg is None:
-            self._svg = render_svg(self.dot)
-        return self._svg
+    def drawing(self, language: str | None = None) -> Drawing:
+        """The drawing in `language` (English where there is none in it)."""
+        if language in self.translations:
+            return self.translations[language]
+        return Drawing(self.title, self.dot, self.description)
 
-    def inline_html(self) -> str:
+    def svg(self, language: str | None = None) -> str:
+        """The rendered SVG document in `language`, English by default (cached after the first call)."""
+        code = language if language in self.translations else SOURCE_LANGUAGE
+        if code not in self._svg:
+            self._svg[code] = render_svg(self.drawing(code).dot)
+        return self._svg[code]
+
+    def inline_html(self, language: str | None = None) -> str:
         """The SVG inline, named for screen readers, so links and tooltips keep working."""
-        return inline_svg(self.svg(), self.title, self.description)
+        drawing = self.drawing(language)
+        return inline_svg(self.svg(language), drawing.title, drawing.description)
 
     def _repr_html_(self) -> str:
-        """Jupyter's display hook."""
-        return self.inline_html()
+        """Jupyter's display hook: every language's drawing, as `editions.Editions` writes them."""
+        if not self.translations:
+            return self.inline_html()
+        return join({SOURCE_LANGUAGE: self.inline_html(),
+                     **{code: self.inline_html(code) for code in self.translations}})
 
     def __repr__(self) -> str:
         return f"<Graph {self.title!r}: {self.dot.count(' [')} statements of DOT>"
