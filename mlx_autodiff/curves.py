@@ -56,7 +56,7 @@ def _w(key: str, **values: object) -> str:
     return word("curves", key, **values)
 
 
-def _label(record: RunRecord) -> str:
+def method_label(record: RunRecord) -> str:
     """A method's label in the language being drawn (the record's own where the words have none)."""
     if spoken() == SOURCE_LANGUAGE:
         return record.label
@@ -196,11 +196,11 @@ def loss_curve(record: RunRecord) -> Figure:
 
 
 def _loss_curve(record: RunRecord) -> CurveFigure:
-    fig = _new_figure(6.4, 3.6, TextAlternative(_w("loss_title", label=_label(record)), describe(record)))
+    fig = _new_figure(6.4, 3.6, TextAlternative(_w("loss_title", label=method_label(record)), describe(record)))
     ax = fig.add_subplot()
     _draw(ax, record, OUTCOME_COLOURS[record.outcome], compact=False)
     _show_steps(ax, _last_step(record))
-    ax.set_title(_label(record))
+    ax.set_title(method_label(record))
     ax.set_xlabel(_w("x_axis"))
     ax.set_ylabel(_w("y_axis"))
     if not record.steps:
@@ -220,14 +220,14 @@ def small_multiples(records: Sequence[RunRecord], ncols: int = 4) -> Figure:
 
 def _small_multiples(records: Sequence[RunRecord], ncols: int) -> CurveFigure:
     nrows = math.ceil((len(records) + 1) / ncols)  # + 1: room for the key
-    words = " ".join(_w("panel_words", label=_label(r), words=describe(r)) for r in records)
+    words = " ".join(_w("panel_words", label=method_label(r), words=describe(r)) for r in records)
     text = TextAlternative(_w("panels_title"), words)
     fig = _new_figure(8.5, 2.5 * nrows + 0.4, text)
     axes = list(fig.subplots(nrows, ncols, sharex=True, sharey=True, squeeze=False).flat)
     for ax, record in zip(axes, records, strict=False):  # the spare axes become the key
         colour = OUTCOME_COLOURS[record.outcome]
         _draw(ax, record, colour, compact=True)
-        ax.set_title(_label(record), fontsize=9, color=colour, fontweight="bold")
+        ax.set_title(method_label(record), fontsize=9, color=colour, fontweight="bold")
         ax.set_facecolor(matplotlib.colors.to_rgba(colour, 0.06))
         for spine in ax.spines.values():
             spine.set_edgecolor(colour)

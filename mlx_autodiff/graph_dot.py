@@ -280,7 +280,7 @@ def _fold_attributes(fold: Fold) -> Attributes:
         attrs["fontcolor"] = palette.CONSUMED
         last = max(box.node.consumed_in or 0 for box in fold.members if box.node is not None)
         lines.append(
-            f'<font point-size="10" color="{palette.CONSUMED}"><i>{_w("consumed_in", n=last)}</i></font>'
+            f'<font point-size="10" color="{palette.CONSUMED}">{_w("consumed_mark", n=last)}</font>'
         )
     attrs["label"] = Html("<br/>".join(lines))
     ids = ", ".join(node_name(box.node.id) for box in fold.members if box.node is not None)
@@ -304,7 +304,7 @@ def _box_attributes(box: Box, marks: Marks) -> Attributes:
         attrs["style"] += ",dashed"
         attrs["fillcolor"] = CONSUMED_FILL[kind]
         attrs["fontcolor"] = palette.CONSUMED
-        extra.append((palette.CONSUMED, f"<i>{_w('consumed_in', n=node.consumed_in)}</i>"))
+        extra.append((palette.CONSUMED, _w("consumed_mark", n=node.consumed_in)))
     if marks.landed(node):
         assert node is not None and marks.grads is not None
         attrs["peripheries"] = 2
