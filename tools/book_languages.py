@@ -37,13 +37,25 @@ and `_build/html/zh_CN/`, the Chinese text coming from the gettext catalogs in
   "Exercise 4.1 (...)" before the gettext builder reads the page, so for that
   builder alone each title is also kept as a message of its own
   (`KeepExerciseTitles`). The word "Exercise" itself comes from
-  sphinx-exercise's own zh_CN catalog ("练习").
+  sphinx-exercise's own zh_CN catalog ("练习"). A solution's heading repeats its exercise's
+  title from the copy sphinx-exercise keeps in `env.sphinx_exercise_registry` when the directive
+  runs, before the page is translated, so `KeepTranslatedExercises` replaces that copy with the
+  translated exercise ("解答 练习 4.1 (找出……)", not the English title);
 - writes the page's words (the part "page" of mlx_autodiff/words/<language>.json) into every
   page's head as `<script type="application/json" id="tds-words">`, where the scripts in
   _static/ read what they show a reader;
 - keeps, in every raw HTML output a chapter's code wrote with `mlx_autodiff.editions.Editions`
   (pictures, steppers, tables), the page's language alone (`PickEdition`): one execution carries
   every language's words, each page shows its own;
+- gives the theme's chrome the edition's words (the part "theme" of the words files):
+  pydata-sphinx-theme 0.15.4 has no zh_CN catalog, so its template strings ("previous page",
+  "light/dark", "Back to top", Sphinx's own "Link to this heading", whose zh_CN entry is empty)
+  fall back to `ThemeWords`; the search box's placeholder (`search_bar_text`, a theme option
+  never translated) and the footer's author are set per edition (`theme_words`);
+- lets Chinese search find the glossary's words: Sphinx's Chinese index (sphinx/search/zh.py)
+  splits text with jieba, which cuts 懒参数 into 懒 + 参数 and drops one-character words, so
+  every term of locale/<language>/GLOSSARY.md's Chinese column goes into a jieba user
+  dictionary (`html_search_options["dict"]`, written beside the doctrees: `search_dictionary`);
 - translates the table of contents' captions ("Part one: the flowchart"),
   which Sphinx extracts into the root page's catalog but never translates
   (https://github.com/jupyter-book/jupyter-book/issues/891, open): Sphinx's
@@ -57,7 +69,9 @@ and `_build/html/zh_CN/`, the Chinese text coming from the gettext catalogs in
 
 from __future__ import annotations
 
+import gettext
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -72,7 +86,7 @@ from sphinx.transforms import SphinxTransform
 from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util.i18n import docname_to_domain
 from sphinx_exercise.directive import ExerciseDirective, ExerciseStartDirective
-from sphinx_exercise.nodes import exercise_subtitle
+from sphinx_exercise.nodes import exercise_enumerable_node, exercise_node, exercise_subtitle
 from sphinx_external_toc.events import InsertToctrees
 
 from mlx_autodiff.editions import pick
@@ -88,17 +102,83 @@ class Language:
     code: str  # Sphinx's `language` and the site's folder: "zh_CN"
     tag: str  # the BCP 47 tag of `lang` and `hreflang`, as Sphinx writes <html lang>: "zh-CN"
     name: str  # the language's own name, as the switcher shows it
-    # myst-nb's button over a hidden cell input (`nb_code_prompt_show`, `_hide`; myst-nb 1.4.0 puts
-    # "source" for {type}: the book hides inputs only, tests/test_translation.py checks)
-    show_code: str
-    hide_code: str
+
+    @property
+    def show_code(self) -> str:
+        """myst-nb's button over a hidden cell input (`nb_code_prompt_show`), from the words files'
+        part "notebook" (myst-nb 1.4.0 would put "source" for a {type}: the book hides inputs only,
+        tests/test_translation.py checks, so the words say "source" themselves)."""
+        return words(self.code, "notebook")["show_code"]
+
+    @property
+    def hide_code(self) -> str:
+        """`nb_code_prompt_hide`, as `show_code`."""
+        return words(self.code, "notebook")["hide_code"]
 
 
 LANGUAGES = {
-    "en": Language("en", "en", "English", "Show code cell {type}", "Hide code cell {type}"),
-    "zh_CN": Language("zh_CN", "zh-CN", "中文", "显示代码", "隐藏代码"),
+    "en": Language("en", "en", "English"),
+    "zh_CN": Language("zh_CN", "zh-CN", "中文"),
 }
 """Every language the book is built in, the source language first."""
+
+
+class ThemeWords(gettext.NullTranslations):
+    """The last fallback of Sphinx's translator: a theme template's English words looked up in the
+    words file's part "theme" ("gettext"), for the strings no installed catalog translates."""
+
+    def __init__(self, table: dict[str, str]) -> None:
+        super().__init__()
+        self.table = table
+
+    def gettext(self, message: str) -> str:
+        return self.table.get(message, message)
+
+    def ngettext(self, singular: str, plural: str, n: int) -> str:
+        return self.gettext(singular if n == 1 else plural)
+
+
+def theme_words(app: Sphinx, config: Config) -> None:
+    """The search box's placeholder and the footer's author in the edition's language."""
+    said = words(config.language, "theme")
+    config.html_theme_options = {**config.html_theme_options, "search_bar_text": said["search_bar_text"]}
+    config.author = said["author"]
+
+
+def theme_catalog(app: Sphinx) -> None:
+    """`ThemeWords` behind every catalog Sphinx found (English needs none)."""
+    if (app.config.language or "en") != "en" and app.translator is not None:
+        app.translator.add_fallback(ThemeWords(words(app.config.language, "theme")["gettext"]))
+
+
+HAN_TERM = re.compile(r"[\u4e00-\u9fff]+")
+
+
+def glossary_terms(glossary: Path) -> list[str]:
+    """The Chinese terms of a glossary's table (its second column): each rendering of a cell split at
+    "/" and "、", with and without what it has in parentheses (已初始化的（参数）: 已初始化的,
+    已初始化的参数); only renderings that are Han characters alone (no code, no Latin words)."""
+    rows = [line for line in glossary.read_text(encoding="utf8").splitlines() if line.startswith("|")][2:]
+    terms: set[str] = set()
+    for row in rows:
+        for part in re.split(r"\s*[/、]\s*", row.split("|")[2]):
+            part = part.strip()
+            for variant in (re.sub(r"（[^）]*）", "", part), re.sub(r"[（）]", "", part)):
+                if HAN_TERM.fullmatch(variant):
+                    terms.add(variant)
+    return sorted(terms)
+
+
+def search_dictionary(app: Sphinx, config: Config) -> None:
+    """For a language whose search is cut by jieba, the glossary's terms as jieba's user dictionary."""
+    language = config.language or "en"
+    glossary = Path(app.srcdir, *config.locale_dirs[:1], language, "GLOSSARY.md")
+    if not language.startswith("zh") or not glossary.is_file():
+        return
+    dictionary = Path(app.doctreedir) / "search-dictionary.txt"
+    dictionary.parent.mkdir(parents=True, exist_ok=True)
+    dictionary.write_text("".join(f"{term}\n" for term in glossary_terms(glossary)), encoding="utf8")
+    config.html_search_options = {**(config.html_search_options or {}), "dict": str(dictionary)}
 
 
 def executed_folder(app: Sphinx) -> Path:
@@ -216,6 +296,19 @@ class KeepExerciseTitles(SphinxPostTransform):
             self.document += message
 
 
+class KeepTranslatedExercises(SphinxTransform):
+    """The exercise registry's copy of each exercise of the page, taken again once it is translated."""
+
+    default_priority = 21  # after Sphinx's Locale transform (20)
+
+    def apply(self, **kwargs: Any) -> None:
+        registry = getattr(self.env, "sphinx_exercise_registry", {})
+        for node in list(self.document.findall(lambda n: isinstance(n, (exercise_node, exercise_enumerable_node)))):
+            entry = registry.get(node.get("label", ""))
+            if entry is not None and entry.get("docname") == self.env.docname:
+                entry["node"] = node.deepcopy()
+
+
 class PickEdition(SphinxPostTransform):
     """Each raw HTML output in the page's language alone (mlx_autodiff/editions.py)."""
 
@@ -262,7 +355,11 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_post_transform(KeepExerciseTitles)
     app.add_post_transform(PickEdition)
     app.add_transform(TranslateTocCaptions)
+    app.add_transform(KeepTranslatedExercises)
     app.connect("config-inited", add_switcher)
+    app.connect("config-inited", theme_words)
+    app.connect("config-inited", search_dictionary)
+    app.connect("builder-inited", theme_catalog)
     app.connect("builder-inited", share_executed_folder, priority=600)
     app.connect("html-page-context", link_languages)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
