@@ -32,6 +32,7 @@ from html import escape
 from pathlib import Path
 
 from .curves import OUTCOME_COLOURS, describe, inline_svg, loss_curve, method_label
+from .explained import explained
 from .explorer_words import ENGLISH, Words
 from .words import SOURCE_LANGUAGE, languages, speaking, word
 from .scenarios import (
@@ -233,6 +234,7 @@ def page(answers: Sequence[Answer], folder: str, words: Words = ENGLISH, languag
     data = {
         "folder": folder,
         "answers": {found.key: {**asdict(found), **found.translations.get(language or "", {}),
+                                "message": explained(found.message, language),
                                 "lines": sentences(found, words)} for found in answers},
     }
     payload = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/")

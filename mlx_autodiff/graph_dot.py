@@ -33,7 +33,8 @@ from .graph_data import Box, Kind, Marks
 from .graph_layout import Drawn, Fold, Layout, boxes_of, submodule_key
 from .node import Node, node_name
 from .render import FONT, Html, attributes, html
-from .words import word
+from .explained import explained
+from .words import spoken, word
 
 Attributes = dict[str, str | int | float]
 
@@ -447,7 +448,7 @@ def _note(marks: Marks, graph_id: str | None) -> list[str]:
         "fontcolor": palette.ERROR_NOTE_TEXT,
         "fontsize": 10,
         "label": Html(_wrapped(_first_words(marks.error), '<br align="left"/>') + '<br align="left"/>'),
-        "tooltip": str(marks.error),
+        "tooltip": explained(str(marks.error), spoken()),
     }
     edge = {"style": "dashed", "color": palette.FAILED, "arrowhead": "none"}
     return [

@@ -16,6 +16,7 @@ import re
 import pytest
 from book_outputs import ROOT, SITE, book_build, toc_pages  # noqa: F401 (book_build is a fixture)
 
+from mlx_autodiff.scenarios import SCENARIOS
 from mlx_autodiff.words import words
 from tools.book_languages import glossary_terms
 
@@ -23,7 +24,9 @@ CHINESE = "zh_CN"
 HAN = re.compile(r"[\u4e00-\u9fff]")
 LATIN_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_.:()'\[\]>-]*")
 SVG = re.compile(r"<svg\b.*?</svg>", re.S)
-SVG_TEXT = re.compile(r"<(text|title)\b[^>]*>([^<]*)</\1>")
+SVG_TEXT = re.compile(r"<(text)\b[^>]*>([^<]*)</\1>")
+SVG_TITLE = re.compile(r"<svg\b[^>]*>\s*<title>([^<]*)</title>")
+TOOLTIP = re.compile(r'xlink:title="([^"]*)"')
 
 KEPT = {
     # identifiers and names, as the glossary keeps them: devices, requirements, ops, parameters
@@ -37,9 +40,13 @@ KEPT = {
 }
 """Latin words a zh picture may show, besides identifiers (a `_`, `.`, `(` or a digit in the word,
 or an inner capital: `to_device`, `NodeId(3)`, `TapeConsumedError`) and Burn's own messages."""
+KEPT |= set(SCENARIOS)  # the methods' names: direct, ad-to_device, ...
 
 BURN_WORDS = ("Cannot run backward: graph tape has already been consumed at",
-              "Tensor::backward requires a tracked autodiff tensor")
+              "Burn does not support retain_graph. Combine losses before backward or recompute the forward "
+              "pass. Use detach() only to intentionally sever gradients through the previous computation.",
+              "Tensor::backward requires a tracked autodiff tensor; call Tensor::autodiff().require_grad() on "
+              "the source leaf before computing the output")
 """Burn's messages, which a graph's error note quotes verbatim (the glossary: messages stay English)."""
 
 MAX_ENGLISH_SHARE = 0.05
@@ -61,7 +68,14 @@ def pictures(language: str, docname: str) -> list[str]:
 
 
 def picture_text(svg: str) -> str:
-    return " ".join(html.unescape(text) for _, text in SVG_TEXT.findall(svg))
+    """What a reader sees of a picture: its text and its title (not Graphviz's per-node <title>, the
+    node's DOT name, which the box's tooltip covers)."""
+    return " ".join(html.unescape(text) for _, text in SVG_TEXT.findall(svg)) + " " + " ".join(
+        html.unescape(title) for title in SVG_TITLE.findall(svg))
+
+
+def tooltips(svg: str) -> str:
+    return " ".join(html.unescape(text) for text in TOOLTIP.findall(svg))
 
 
 def english_words(text: str) -> list[str]:
@@ -71,7 +85,7 @@ def english_words(text: str) -> list[str]:
     found = []
     for word in LATIN_WORD.findall(text):
         bare = word.strip(".:,()'[]>-")
-        identifier = re.search(r"[_.(\d]|[a-z][A-Z]", word) is not None
+        identifier = re.search(r"[_.(\d-]|[a-z][A-Z]", word) is not None  # a method's name: ad-fork
         if bare and not identifier and bare not in KEPT:
             found.append(bare)
     return found
@@ -115,7 +129,7 @@ def test_every_zh_picture_speaks_chinese(book_build, docname: str) -> None:  # n
     for number, svg in enumerate(pictures(CHINESE, docname), start=1):
         text = picture_text(svg)
         label = html.unescape(re.search(r'aria-label="([^"]*)"', svg)[1]) if "aria-label" in svg else ""
-        for what, words_ in (("text", text), ("aria-label", label)):
+        for what, words_ in (("text", text), ("aria-label", label), ("tooltips", tooltips(svg))):
             share = english_share(words_)
             assert share <= MAX_ENGLISH_SHARE, (
                 f"{CHINESE}/{docname}, picture {number}'s {what}: {share:.0%} English words "

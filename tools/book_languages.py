@@ -56,6 +56,12 @@ and `_build/html/zh_CN/`, the Chinese text coming from the gettext catalogs in
   splits text with jieba, which cuts 懒参数 into 懒 + 参数 and drops one-character words, so
   every term of locale/<language>/GLOSSARY.md's Chinese column goes into a jieba user
   dictionary (`html_search_options["dict"]`, written beside the doctrees: `search_dictionary`);
+- marks the word boundaries of a Chinese page's headings with `<wbr>` (`word_breaks`, jieba's
+  words with the glossary's), which _static/custom.css's `word-break: keep-all` makes the only
+  places a heading breaks: at 390 px a heading broke inside a word (位/置);
+- writes the engine's explanation in a printed error (a cell's stream or traceback) in the
+  page's language, Burn's words left verbatim (`ExplainErrors`, mlx_autodiff/explained.py): one
+  execution prints English for every edition;
 - translates the table of contents' captions ("Part one: the flowchart"),
   which Sphinx extracts into the root page's catalog but never translates
   (https://github.com/jupyter-book/jupyter-book/issues/891, open): Sphinx's
@@ -90,6 +96,7 @@ from sphinx_exercise.nodes import exercise_enumerable_node, exercise_node, exerc
 from sphinx_external_toc.events import InsertToctrees
 
 from mlx_autodiff.editions import pick
+from mlx_autodiff.explained import explained
 from mlx_autodiff.words import words
 
 SWITCHER = "language-switcher.html"
@@ -179,6 +186,35 @@ def search_dictionary(app: Sphinx, config: Config) -> None:
     dictionary.parent.mkdir(parents=True, exist_ok=True)
     dictionary.write_text("".join(f"{term}\n" for term in glossary_terms(glossary)), encoding="utf8")
     config.html_search_options = {**(config.html_search_options or {}), "dict": str(dictionary)}
+
+
+HEADING = re.compile(r"(<h([1-6])\b[^>]*>)(.*?)(</h\2>)", re.S)
+
+
+def word_breaks(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any) -> None:
+    """A `<wbr>` between two words of Chinese in each heading of the page's body."""
+    if not (app.config.language or "en").startswith("zh") or "body" not in context:
+        return
+    import jieba  # the Chinese search's own splitter (requirements.txt), loaded for Chinese pages only
+
+    dictionary = (app.config.html_search_options or {}).get("dict")
+    if dictionary and getattr(word_breaks, "loaded", None) != dictionary:
+        jieba.load_userdict(dictionary)
+        word_breaks.loaded = dictionary  # type: ignore[attr-defined]
+
+    def broken(text: str) -> str:
+        words_ = list(jieba.cut(text))
+        joined = words_[:1]
+        for word in words_[1:]:
+            between = HAN_TERM.match(joined[-1][-1:]) and HAN_TERM.match(word[:1])
+            joined.append(("<wbr>" if between else "") + word)
+        return "".join(joined)
+
+    def heading(match: re.Match[str]) -> str:
+        parts = re.split(r"(<[^>]+>)", match[3])
+        return match[1] + "".join(part if part.startswith("<") else broken(part) for part in parts) + match[4]
+
+    context["body"] = HEADING.sub(heading, context["body"])
 
 
 def executed_folder(app: Sphinx) -> Path:
@@ -324,6 +360,24 @@ class PickEdition(SphinxPostTransform):
             raw.replace_self(picked)
 
 
+class ExplainErrors(SphinxPostTransform):
+    """A cell output's text with the engine's sentences in the page's language."""
+
+    default_priority = 200
+
+    def run(self, **kwargs: Any) -> None:
+        if (self.config.language or "en") == "en":
+            return
+        for block in list(self.document.findall(nodes.literal_block)):
+            text = block.astext()
+            if "output" not in block.get("classes", []) or "What happened: " not in text:
+                continue
+            rewritten = explained(text, self.config.language)
+            if rewritten != text:
+                replaced = nodes.literal_block(rewritten, rewritten, **block.attributes)
+                block.replace_self(replaced)
+
+
 class TranslateTocCaptions(SphinxTransform):
     """A toctree caption in the page's language, once sphinx-external-toc has added the toctree."""
 
@@ -354,6 +408,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_directive("exercise-start", ExerciseStart, override=True)
     app.add_post_transform(KeepExerciseTitles)
     app.add_post_transform(PickEdition)
+    app.add_post_transform(ExplainErrors)
     app.add_transform(TranslateTocCaptions)
     app.add_transform(KeepTranslatedExercises)
     app.connect("config-inited", add_switcher)
@@ -362,4 +417,5 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("builder-inited", theme_catalog)
     app.connect("builder-inited", share_executed_folder, priority=600)
     app.connect("html-page-context", link_languages)
+    app.connect("html-page-context", word_breaks)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

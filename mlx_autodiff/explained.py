@@ -1,0 +1,48 @@
+"""The engine's explanation of an error, in an edition's language; Burn's own words stay as they are.
+
+An engine error starts with Burn's message, verbatim, then says what happened and how to fix it
+(errors.py). A chapter prints it as a stream, which the book executes once for every edition, so
+the Chinese page cannot get its words from `editions.Editions`: the Chinese build rewrites the
+engine's sentences in a printed message instead (tools/book_languages.py), and so does the
+explorer's page. Each sentence is a template of the words files' part "explained" (the English
+exactly as the engine writes it, `{name}` for what varies); a phrase inside a value (`backward
+pass #1`) is translated by the part's "phrases". A message with no known sentence is unchanged.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from .words import PLACEHOLDER, SOURCE_LANGUAGE, say, words
+
+
+@functools.cache
+def _pattern(template: str) -> re.Pattern[str]:
+    """A template as a regular expression, each {name} a group that matches as little as it can."""
+    parts = PLACEHOLDER.split(template)  # literal, name, literal, name, ...
+    pattern = "".join(re.escape(part) if at % 2 == 0 else f"(?P<{part}>.+?)" for at, part in enumerate(parts))
+    return re.compile(pattern)
+
+
+def _translate(text: str, english: dict[str, str], other: dict[str, str],
+               phrases: tuple[dict[str, str], dict[str, str]] | None = None) -> str:
+    """`text` with each sentence of `english` written as `other`'s of the same key; the values it
+    holds go through the `phrases` (English, other) first."""
+    for key, template in english.items():
+        def replace(match: re.Match[str], key: str = key) -> str:
+            values = match.groupdict()
+            if phrases is not None:
+                values = {name: _translate(value, *phrases) for name, value in values.items()}
+            return say(other[key], **values)
+
+        text = _pattern(template).sub(replace, text)
+    return text
+
+
+def explained(message: str, language: str | None) -> str:
+    """`message` with the engine's sentences in `language` (English: unchanged)."""
+    if (language or SOURCE_LANGUAGE) == SOURCE_LANGUAGE:
+        return message
+    english, other = words(SOURCE_LANGUAGE, "explained"), words(language, "explained")
+    return _translate(message, english["sentences"], other["sentences"], (english["phrases"], other["phrases"]))
