@@ -25,16 +25,22 @@ def _pattern(template: str) -> re.Pattern[str]:
     return re.compile(pattern)
 
 
+def _phrase(value: str, english: dict[str, str], other: dict[str, str]) -> str:
+    """A value written as `other`'s phrase of the `english` phrase it is as a whole, else as it is."""
+    for key, template in english.items():
+        match = _pattern(template).fullmatch(value)
+        if match is not None:
+            return say(other[key], **{name: _phrase(part, english, other) for name, part in match.groupdict().items()})
+    return value
+
+
 def _translate(text: str, english: dict[str, str], other: dict[str, str],
-               phrases: tuple[dict[str, str], dict[str, str]] | None = None) -> str:
-    """`text` with each sentence of `english` written as `other`'s of the same key; the values it
-    holds go through the `phrases` (English, other) first."""
+               phrases: tuple[dict[str, str], dict[str, str]]) -> str:
+    """`text` with each sentence of `english` written as `other`'s of the same key, its values
+    written as the `phrases` (English, other) say."""
     for key, template in english.items():
         def replace(match: re.Match[str], key: str = key) -> str:
-            values = match.groupdict()
-            if phrases is not None:
-                values = {name: _translate(value, *phrases) for name, value in values.items()}
-            return say(other[key], **values)
+            return say(other[key], **{name: _phrase(value, *phrases) for name, value in match.groupdict().items()})
 
         text = _pattern(template).sub(replace, text)
     return text
