@@ -46,6 +46,14 @@ def _translate(text: str, english: dict[str, str], other: dict[str, str],
     return text
 
 
+def phrased(value: str, part: str, language: str | None) -> str:
+    """`value` in `language` if it is, as a whole, one of the phrases of the words' `part` (a table of
+    templates by key, English as the engine writes it); unchanged otherwise (English included)."""
+    if (language or SOURCE_LANGUAGE) == SOURCE_LANGUAGE:
+        return value
+    return _phrase(value, words(SOURCE_LANGUAGE, part), words(language, part))
+
+
 def explained(message: str, language: str | None) -> str:
     """`message` with the engine's sentences in `language` (English: unchanged)."""
     if (language or SOURCE_LANGUAGE) == SOURCE_LANGUAGE:

@@ -62,6 +62,9 @@ and `_build/html/zh_CN/`, the Chinese text coming from the gettext catalogs in
 - writes the engine's explanation in a printed error (a cell's stream or traceback) in the
   page's language, Burn's words left verbatim (`ExplainErrors`, mlx_autodiff/explained.py): one
   execution prints English for every edition;
+- writes myst-nb's execution table (appendix 3, `{nb-exec-table}`: its header and the word
+  "cache", English in myst-nb 1.4.0's `make_stat_table`) in the page's language
+  (`TranslateExecutionTable`, the words files' part "exec_table");
 - translates the table of contents' captions ("Part one: the flowchart"),
   which Sphinx extracts into the root page's catalog but never translates
   (https://github.com/jupyter-book/jupyter-book/issues/891, open): Sphinx's
@@ -378,6 +381,27 @@ class ExplainErrors(SphinxPostTransform):
                 block.replace_self(replaced)
 
 
+class TranslateExecutionTable(SphinxPostTransform):
+    """myst-nb's execution table in the page's language, once its post-transform (priority 8) made it."""
+
+    default_priority = 9
+
+    def run(self, **kwargs: Any) -> None:
+        if (self.config.language or "en") == "en":
+            return
+        english, said = words("en", "exec_table"), words(self.config.language, "exec_table")
+        for table in list(self.document.findall(nodes.table)):
+            head = [entry.astext() for entry in table.findall(nodes.entry)][:len(english["header"])]
+            if head != english["header"]:
+                continue
+            for paragraph in list(table.findall(nodes.paragraph)):
+                text = paragraph.astext()
+                if text in english["header"]:
+                    paragraph.children = [nodes.Text(said["header"][english["header"].index(text)])]
+                elif text in english["methods"]:
+                    paragraph.children = [nodes.Text(said["methods"][english["methods"].index(text)])]
+
+
 class TranslateTocCaptions(SphinxTransform):
     """A toctree caption in the page's language, once sphinx-external-toc has added the toctree."""
 
@@ -409,6 +433,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_post_transform(KeepExerciseTitles)
     app.add_post_transform(PickEdition)
     app.add_post_transform(ExplainErrors)
+    app.add_post_transform(TranslateExecutionTable)
     app.add_transform(TranslateTocCaptions)
     app.add_transform(KeepTranslatedExercises)
     app.connect("config-inited", add_switcher)
