@@ -86,3 +86,17 @@ def test_every_pictures_title_in_the_book_has_its_translation() -> None:
         table = words(language, "titles")
         assert sorted(titles - table.keys()) == [], f"{language}.json's titles lack these"
     assert all(key == text for key, text in words("en", "titles").items())
+
+
+def test_the_chinese_code_map_has_every_module_of_readmes() -> None:
+    """Appendix 1 shows README's map of the code; the Chinese edition's words for it are in
+    locale/zh_CN/code-map.json, by README's module cell: one for every row, none for a row gone."""
+    import json
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    section = (root / "README.md").read_text("utf8").split("\n## Map of the code\n", 1)[1].split("\n## ", 1)[0]
+    modules = [line.strip("|").split("|")[0].strip() for line in section.splitlines() if line.startswith("|")][2:]
+    chinese = json.loads((root / "locale" / "zh_CN" / "code-map.json").read_text("utf8"))
+    assert list(chinese["rows"]) == modules, "code-map.json's modules are not README's, in README's order"
+    assert all(re.search(r"[\u4e00-\u9fff]", row["concept"]) for row in chinese["rows"].values())
