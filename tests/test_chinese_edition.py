@@ -32,6 +32,7 @@ KEPT = {
     # identifiers and names, as the glossary keeps them: devices, requirements, ops, parameters
     "flex", "metal", "autodiff", "Grad", "GradInBackward", "None", "leaf", "matmul", "add", "sub", "square",
     "mean", "reshape", "sum", "weight", "bias", "loss", "fc", "fork", "detach", "require_grad", "train",
+    "optimizer",  # the op that makes an optimizer step's fresh leaves ("由 optimizer 生成")
     "x", "y", "w", "moved", "n", "true", "false",
     # words the glossary keeps in English: backward, tape (consumed), loss, the loss plots' MSE
     "backward", "tape", "consumed", "MSE", "CPU", "GPU", "Adam", "MLX", "Burn",

@@ -48,7 +48,9 @@ TEMPLATES = Path(__file__).resolve().parent.parent / "_templates"
 
 
 def add_templates(app: Sphinx, config: Config) -> None:
-    config.templates_path.append(str(TEMPLATES))
+    """_templates/ first, before sphinx-book-theme's components (which its own config-inited adds
+    earlier): a template of ours replaces the theme's of the same name (toggle-primary-sidebar.html)."""
+    config.templates_path.insert(0, str(TEMPLATES))
 
 
 def visit_hidden_cell(self: HTML5Translator, node: HideCodeCellNode) -> None:

@@ -55,7 +55,10 @@ and `_build/html/zh_CN/`, the Chinese text coming from the gettext catalogs in
 - lets Chinese search find the glossary's words: Sphinx's Chinese index (sphinx/search/zh.py)
   splits text with jieba, which cuts 懒参数 into 懒 + 参数 and drops one-character words, so
   every term of locale/<language>/GLOSSARY.md's Chinese column goes into a jieba user
-  dictionary (`html_search_options["dict"]`, written beside the doctrees: `search_dictionary`);
+  dictionary (`html_search_options["dict"]`, written beside the doctrees: `search_dictionary`),
+  and, since jieba still cuts a term another way where a neighbour makes a likelier word
+  (怎么搬 in 怎么搬到), the index gets every glossary term a page's text holds as well
+  (`GlossarySearch`, Sphinx 7.4's `SearchChinese` with its `split` extended);
 - marks the word boundaries of a Chinese page's headings with `<wbr>` (`word_breaks`, jieba's
   words with the glossary's), which _static/custom.css's `word-break: keep-all` makes the only
   places a heading breaks: at 390 px a heading broke inside a word (位/置);
@@ -91,6 +94,7 @@ from sphinx import addnodes
 from sphinx.application import Sphinx
 from sphinx.config import Config
 from sphinx.locale import init as init_locale
+from sphinx.search.zh import SearchChinese
 from sphinx.transforms import SphinxTransform
 from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util.i18n import docname_to_domain
@@ -179,6 +183,15 @@ def glossary_terms(glossary: Path) -> list[str]:
     return sorted(terms)
 
 
+class GlossarySearch(SearchChinese):
+    """Sphinx's Chinese splitter, plus every glossary term the text holds, wherever jieba cut it."""
+
+    terms: tuple[str, ...] = ()
+
+    def split(self, input: str) -> list[str]:
+        return super().split(input) + [term for term in self.terms if term in input]
+
+
 def search_dictionary(app: Sphinx, config: Config) -> None:
     """For a language whose search is cut by jieba, the glossary's terms as jieba's user dictionary."""
     language = config.language or "en"
@@ -187,8 +200,11 @@ def search_dictionary(app: Sphinx, config: Config) -> None:
         return
     dictionary = Path(app.doctreedir) / "search-dictionary.txt"
     dictionary.parent.mkdir(parents=True, exist_ok=True)
-    dictionary.write_text("".join(f"{term}\n" for term in glossary_terms(glossary)), encoding="utf8")
+    terms = glossary_terms(glossary)
+    dictionary.write_text("".join(f"{term}\n" for term in terms), encoding="utf8")
     config.html_search_options = {**(config.html_search_options or {}), "dict": str(dictionary)}
+    GlossarySearch.terms = tuple(terms)
+    app.add_search_language(GlossarySearch)  # "zh": what Sphinx's IndexBuilder takes for "zh_CN"
 
 
 HEADING = re.compile(r"(<h([1-6])\b[^>]*>)(.*?)(</h\2>)", re.S)
