@@ -47,7 +47,8 @@ BURN_WORDS = ("Cannot run backward: graph tape has already been consumed at",
               "Burn does not support retain_graph. Combine losses before backward or recompute the forward "
               "pass. Use detach() only to intentionally sever gradients through the previous computation.",
               "Tensor::backward requires a tracked autodiff tensor; call Tensor::autodiff().require_grad() on "
-              "the source leaf before computing the output")
+              "the source leaf before computing the output",
+              "Tensor::backward requires a tracked autodiff tensor")  # a graph's note: the first clause
 """Burn's messages, which a graph's error note quotes verbatim (the glossary: messages stay English)."""
 
 MAX_ENGLISH_SHARE = 0.05
