@@ -207,3 +207,37 @@ def test_search_finds_every_glossary_term_on_the_pages_that_use_it(book_build, t
     found = set(found) | set([titles] if isinstance(titles, int) else titles)
     assert found, f"searching {term} finds nothing, though {len(using)} pages use it"
     assert found <= set(using), f"{term}: the index points at pages without it"
+
+
+# ----- typography and the switcher, in Chromium ---------------------------------------------------
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("book_build")
+def test_the_switcher_keeps_the_anchor_and_the_search_query(visit) -> None:
+    opened = visit("book/06-fork.html#exercises", language=CHINESE)
+    link = opened.page.locator("a.language-switcher").first
+    link.hover()
+    assert link.get_attribute("href").endswith("/en/book/06-fork.html#exercises")
+    searched = visit("search.html?q=%E6%87%92%E5%8F%82%E6%95%B0", language=CHINESE)  # 懒参数
+    other = searched.page.locator("a.language-switcher").first
+    other.hover()
+    assert other.get_attribute("href").endswith("/en/search.html?q=%E6%87%92%E5%8F%82%E6%95%B0")
+    assert opened.console_errors() == [] and searched.console_errors() == []
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("book_build")
+def test_chinese_emphasis_is_not_slanted_and_headings_break_between_words(visit) -> None:
+    opened = visit("book/04-step-0.html", width=390, language=CHINESE)
+    style = opened.page.evaluate("""() => { const s = getComputedStyle(document.querySelector('main em'));
+        return [s.fontStyle, s.textEmphasisStyle || s.webkitTextEmphasisStyle]; }""")
+    assert style == ["normal", "dot"], style
+    headings = re.findall(r"<h[1-4][^>]*>(.*?)</h[1-4]>", main_part(page_html(CHINESE, "book/04-step-0")), re.S)
+    assert any("<wbr>" in heading for heading in headings), "no word boundary marked in a zh heading"
+    for heading in headings:  # a <wbr> between two Han words only, never inside a word of the glossary's
+        for term in TERMS:
+            assert term not in re.sub(r"<[^>]+>", "", heading) or term in re.sub(r"<(?!wbr)[^>]+>", "", heading), term
+    english = page_html("en", "book/04-step-0")
+    assert "<wbr>" not in main_part(english)
+    word_break = opened.page.evaluate("() => getComputedStyle(document.querySelector('main h1')).wordBreak")
+    assert word_break == "keep-all"
