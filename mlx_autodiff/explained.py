@@ -19,10 +19,12 @@ from .words import PLACEHOLDER, SOURCE_LANGUAGE, say, words
 
 @functools.cache
 def _pattern(template: str) -> re.Pattern[str]:
-    """A template as a regular expression, each {name} a group that matches as little as it can."""
+    """A template as a regular expression, each {name} a group that matches as little as it can, each
+    space any run of white space (a chapter may print a message wrapped: `textwrap.fill`)."""
     parts = PLACEHOLDER.split(template)  # literal, name, literal, name, ...
-    pattern = "".join(re.escape(part) if at % 2 == 0 else f"(?P<{part}>.+?)" for at, part in enumerate(parts))
-    return re.compile(pattern)
+    pattern = "".join(r"\s+".join(map(re.escape, part.split(" "))) if at % 2 == 0 else f"(?P<{part}>.+?)"
+                      for at, part in enumerate(parts))
+    return re.compile(pattern, re.S)
 
 
 def _phrase(value: str, english: dict[str, str], other: dict[str, str]) -> str:

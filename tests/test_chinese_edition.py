@@ -241,3 +241,16 @@ def test_chinese_emphasis_is_not_slanted_and_headings_break_between_words(visit)
     assert "<wbr>" not in main_part(english)
     word_break = opened.page.evaluate("() => getComputedStyle(document.querySelector('main h1')).wordBreak")
     assert word_break == "keep-all"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("docname", PICTURED)
+def test_printed_errors_explain_in_chinese_with_burns_words(book_build, docname: str) -> None:  # noqa: F811
+    """A chapter prints an engine error once for both editions; the zh page explains it in Chinese."""
+    chinese, english = page_html(CHINESE, docname), page_html("en", docname)
+    assert "What happened:" not in chinese and "Fix: " not in html.unescape(chinese)
+    if "What happened:" in english:
+        assert "发生了什么：" in chinese
+        for quoted in BURN_WORDS[:1]:
+            assert (quoted in re.sub(r"\s+", " ", html.unescape(english))) == (
+                quoted in re.sub(r"\s+", " ", html.unescape(chinese))), "Burn's words must stay verbatim"

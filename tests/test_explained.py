@@ -39,6 +39,17 @@ def test_the_explanation_is_chinese_and_burns_words_stay(case: str) -> None:
     assert explained(message, "en") == explained(message, None) == message
 
 
+def test_a_message_a_chapter_wrapped_is_explained_too() -> None:
+    """Chapter 5 prints the message wrapped at 76 columns (textwrap.fill): newlines inside sentences."""
+    import textwrap
+
+    message = run("ad-to_device", steps=2).error.message
+    wrapped = "\n\n".join(textwrap.fill(paragraph, 76) for paragraph in message.split("\n\n"))
+    chinese = explained(wrapped, "zh_CN")
+    assert "What happened" not in chinese and "发生了什么" in chinese
+    assert chinese.startswith(burns_words(wrapped))
+
+
 def test_a_message_without_a_known_sentence_is_unchanged() -> None:
     assert explained("Something else entirely.", "zh_CN") == "Something else entirely."
 
