@@ -449,7 +449,8 @@ def _cells(row: Row, language: str | None = None) -> list[str]:
     said = phrased(row.reference_name, "bench", language)
     reference = f"{_amount(row.reference, row.unit)} ({said})" if row.reference_name else ""
     engine = _amount(row.engine, row.unit) or phrased(row.note, "bench", language)
-    return [phrased(row.name, "bench", language), engine, reference, ratio, " ".join(filter(None, [target, verdict]))]
+    verdicts = " ".join(filter(None, [target, verdict]))
+    return [phrased(row.name, "bench", language), engine, reference, ratio, verdicts]
 
 
 HEADER = ["Measurement (median unless said)", "mlx_autodiff", "Reference", "Ratio", "Target"]

@@ -25,9 +25,9 @@ from dataclasses import dataclass, field
 from html import escape
 
 import matplotlib
+from matplotlib import font_manager
 from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib import font_manager
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
@@ -196,7 +196,8 @@ def loss_curve(record: RunRecord) -> Figure:
 
 
 def _loss_curve(record: RunRecord) -> CurveFigure:
-    fig = _new_figure(6.4, 3.6, TextAlternative(_w("loss_title", label=method_label(record)), describe(record)))
+    text = TextAlternative(_w("loss_title", label=method_label(record)), describe(record))
+    fig = _new_figure(6.4, 3.6, text)
     ax = fig.add_subplot()
     _draw(ax, record, OUTCOME_COLOURS[record.outcome], compact=False)
     _show_steps(ax, _last_step(record))

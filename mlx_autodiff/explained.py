@@ -32,7 +32,8 @@ def _phrase(value: str, english: dict[str, str], other: dict[str, str]) -> str:
     for key, template in english.items():
         match = _pattern(template).fullmatch(value)
         if match is not None:
-            return say(other[key], **{name: _phrase(part, english, other) for name, part in match.groupdict().items()})
+            parts = match.groupdict().items()
+            return say(other[key], **{name: _phrase(part, english, other) for name, part in parts})
     return value
 
 
@@ -42,7 +43,8 @@ def _translate(text: str, english: dict[str, str], other: dict[str, str],
     written as the `phrases` (English, other) say."""
     for key, template in english.items():
         def replace(match: re.Match[str], key: str = key) -> str:
-            return say(other[key], **{name: _phrase(value, *phrases) for name, value in match.groupdict().items()})
+            values = match.groupdict().items()
+            return say(other[key], **{name: _phrase(value, *phrases) for name, value in values})
 
         text = _pattern(template).sub(replace, text)
     return text
@@ -61,4 +63,5 @@ def explained(message: str, language: str | None) -> str:
     if (language or SOURCE_LANGUAGE) == SOURCE_LANGUAGE:
         return message
     english, other = words(SOURCE_LANGUAGE, "explained"), words(language, "explained")
-    return _translate(message, english["sentences"], other["sentences"], (english["phrases"], other["phrases"]))
+    phrases = (english["phrases"], other["phrases"])
+    return _translate(message, english["sentences"], other["sentences"], phrases)

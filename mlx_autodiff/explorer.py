@@ -34,7 +34,6 @@ from pathlib import Path
 from .curves import OUTCOME_COLOURS, describe, inline_svg, loss_curve, method_label
 from .explained import explained
 from .explorer_words import ENGLISH, Words
-from .words import SOURCE_LANGUAGE, languages, speaking, word
 from .scenarios import (
     BUILT_ON,
     COMBINATIONS,
@@ -44,6 +43,7 @@ from .scenarios import (
     RunRecord,
     run_isolated,
 )
+from .words import SOURCE_LANGUAGE, languages, speaking, word
 
 Choice = tuple[BuiltOn, bool, str]
 """What the form's three controls say: built on, read before moving, `Relocation.choice`."""

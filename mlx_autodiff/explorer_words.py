@@ -78,7 +78,8 @@ def words_for(language: str | None) -> Words:
     if found is None:
         raise NoWordsError(f"the explorer has no words for language {language!r} "
                            f"(it has {', '.join(WORDS)}): "
-                           "add its words to mlx_autodiff/words/<language>.json (explorer_words.py reads them)")
+                           "add its words to mlx_autodiff/words/<language>.json "
+                           "(explorer_words.py reads them)")
     return found
 
 

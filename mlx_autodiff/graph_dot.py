@@ -29,11 +29,11 @@ from collections.abc import Iterable
 
 from . import palette
 from .device import Device, accelerator_backend
+from .explained import explained
 from .graph_data import Box, Kind, Marks
 from .graph_layout import Drawn, Fold, Layout, boxes_of, submodule_key
 from .node import Node, node_name
 from .render import FONT, Html, attributes, html
-from .explained import explained
 from .words import spoken, word
 
 Attributes = dict[str, str | int | float]
@@ -143,7 +143,8 @@ def description(layout: Layout, marks: Marks) -> str:
         parts.append(_count("steps_consumed", consumed))
     landed = [box for box in boxes if marks.landed(box.node)]
     if marks.grads is not None:
-        on = _w("comma").join(_w("gradient_on", name=_named(box), device=marks.grads.device_of(box.node.id).name)
+        grads = marks.grads
+        on = _w("comma").join(_w("gradient_on", name=_named(box), device=grads.device_of(box.node.id).name)
                               for box in landed if box.node is not None)
         parts.append(_w("gradients_on", on=on) if on else _w("no_gradient_landed"))
     if marks.failed is not None:
@@ -285,7 +286,8 @@ def _fold_attributes(fold: Fold) -> Attributes:
         )
     attrs["label"] = Html("<br/>".join(lines))
     ids = ", ".join(node_name(box.node.id) for box in fold.members if box.node is not None)
-    attrs["tooltip"] = _w("folded_tooltip", submodule=fold.submodule, n=count, ops=_op_counts(fold.members), ids=ids)
+    ops = _op_counts(fold.members)
+    attrs["tooltip"] = _w("folded_tooltip", submodule=fold.submodule, n=count, ops=ops, ids=ids)
     return attrs
 
 
@@ -470,16 +472,18 @@ def _legend(items: list[Drawn], marks: Marks, graph_id: str | None) -> list[str]
     for kind in kinds:
         style = STYLES[kind]
         fill = style.get("fillcolor", palette.NO_FILL)
-        rows.append(_legend_row(f'<td bgcolor="{fill}" color="{style["color"]}"> </td>', _w(f"legend.{kind}")))
+        swatch = f'<td bgcolor="{fill}" color="{style["color"]}"> </td>'
+        rows.append(_legend_row(swatch, _w(f"legend.{kind}")))
     if any(_all_consumed(item) for item in items):
         rows.append(_legend_row(_swatch(_w("legend.dashed"), palette.CONSUMED), _w("legend.consumed")))
     if len(kept) < len(items):
-        rows.append(_legend_row(_swatch(_w("legend.folded_swatch"), STYLES["op"]["color"]), _w("legend.folded")))
+        folded = _swatch(_w("legend.folded_swatch"), STYLES["op"]["color"])
+        rows.append(_legend_row(folded, _w("legend.folded")))
     if marks.grads is not None:
-        rows.append(_legend_row(_swatch(_w("legend.landed_swatch"), palette.GRADIENT_LANDED), _w("legend.landed")))
-        rows.append(
-            _legend_row(_swatch(_w("legend.no_gradient_swatch"), palette.NO_GRADIENT), _w("legend.no_gradient"))
-        )
+        landed = _swatch(_w("legend.landed_swatch"), palette.GRADIENT_LANDED)
+        rows.append(_legend_row(landed, _w("legend.landed")))
+        none = _swatch(_w("legend.no_gradient_swatch"), palette.NO_GRADIENT)
+        rows.append(_legend_row(none, _w("legend.no_gradient")))
     if marks.failed is not None:
         rows.append(_legend_row(_swatch(_w("legend.failed_swatch"), palette.FAILED), _w("legend.failed")))
     table = (

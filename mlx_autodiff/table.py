@@ -92,15 +92,16 @@ def method_table(records: Sequence[RunRecord]) -> Editions:
         return word("method_table", key, where=f"`{scenario.built_on}`")
 
     def moves(scenario: Scenario) -> str:
-        return word("method_table", "then").join(f"`{m}`" for m in scenario.moves) or word("method_table", "not_moved")
+        moved = word("method_table", "then").join(f"`{m}`" for m in scenario.moves)
+        return moved or word("method_table", "not_moved")
 
     def make() -> Table:
         rows = []
         for record in records:
             scenario = SCENARIOS[record.name]
             grads = " ".join(str(step.grads) for step in record.steps) or word("method_table", "none")
-            rows.append([record.name, origin(scenario), moves(scenario), str(record.require_grad).lower(), grads,
-                         record.outcome])
+            flag = str(record.require_grad).lower()
+            rows.append([record.name, origin(scenario), moves(scenario), flag, grads, record.outcome])
         heads = ("method", "origin", "moved", "require_grad", "grads", "outcome")
         return Table([word("method_table", f"heads.{head}") for head in heads], rows)
 

@@ -49,7 +49,7 @@ class TabSet:
 
     group: str
     tabs: tuple[Tab, ...]
-    translations: Mapping[str, tuple[Tab, ...]] = field(default_factory=dict)  # the tabs in each other language
+    translations: Mapping[str, tuple[Tab, ...]] = field(default_factory=dict)  # in each other language
 
     def html(self, language: str | None = None) -> str:
         """sphinx-design's markup: `<input>`, `<label>`, panel, for each tab; the first is chosen."""

@@ -10,7 +10,7 @@ from mlx_autodiff import Device, Tensor
 from mlx_autodiff.errors import AutodiffError
 from mlx_autodiff.explained import explained
 from mlx_autodiff.scenarios import run
-from mlx_autodiff.words import PLACEHOLDER, words
+from mlx_autodiff.words import words
 
 HAN = re.compile(r"[\u4e00-\u9fff]")
 

@@ -111,7 +111,7 @@ def test_the_page_without_javascript_has_every_combination_in_its_tables(records
 def test_two_builds_write_the_same_bytes(tmp_path: Path) -> None:
     """The build's files, against a second generation from fresh processes."""
     write(explore(), tmp_path)
-    def files(folder: Path) -> list[str]:  # each language's pictures are in a subfolder (explorer.picture_folder)
+    def files(folder: Path) -> list[str]:  # each language's pictures in a subfolder (explorer.picture_folder)
         return sorted(path.relative_to(folder).as_posix() for path in folder.rglob("*") if path.is_file())
 
     built = files(FOLDER)

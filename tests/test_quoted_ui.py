@@ -51,7 +51,8 @@ def labels(language: str) -> set[str]:
     explorer = words(language, "explorer")
     form = [explorer[key] for key in ("built_on", "read_first", "relocation", "plain", "yes", "no",
                                       "whole_message")] + list(explorer["relocations"].values())
-    found = short_texts(words(language, "page")) | short_texts(form) | short_texts(words(language, "notebook"))
+    found = short_texts(words(language, "page")) | short_texts(form)
+    found |= short_texts(words(language, "notebook"))
     found |= live_script_labels(LANGUAGES[language].tag) | short_texts(DOWNLOAD_WORDS[language].link)
     return found
 

@@ -95,8 +95,10 @@ def test_the_chinese_code_map_has_every_module_of_readmes() -> None:
     from pathlib import Path
 
     root = Path(__file__).resolve().parents[1]
-    section = (root / "README.md").read_text("utf8").split("\n## Map of the code\n", 1)[1].split("\n## ", 1)[0]
-    modules = [line.strip("|").split("|")[0].strip() for line in section.splitlines() if line.startswith("|")][2:]
+    readme = (root / "README.md").read_text("utf8")
+    section = readme.split("\n## Map of the code\n", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in section.splitlines() if line.startswith("|")][2:]
+    modules = [line.strip("|").split("|")[0].strip() for line in rows]
     chinese = json.loads((root / "locale" / "zh_CN" / "code-map.json").read_text("utf8"))
     assert list(chinese["rows"]) == modules, "code-map.json's modules are not README's, in README's order"
     assert all(re.search(r"[\u4e00-\u9fff]", row["concept"]) for row in chinese["rows"].values())

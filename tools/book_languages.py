@@ -358,7 +358,8 @@ class KeepTranslatedExercises(SphinxTransform):
 
     def apply(self, **kwargs: Any) -> None:
         registry = getattr(self.env, "sphinx_exercise_registry", {})
-        for node in list(self.document.findall(lambda n: isinstance(n, (exercise_node, exercise_enumerable_node)))):
+        kinds = (exercise_node, exercise_enumerable_node)
+        for node in list(self.document.findall(lambda n: isinstance(n, kinds))):
             entry = registry.get(node.get("label", ""))
             if entry is not None and entry.get("docname") == self.env.docname:
                 entry["node"] = node.deepcopy()
