@@ -11,7 +11,10 @@ import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from .editions import Editions
+from .explained import phrased
 from .table import Table
+from .words import spoken
 
 
 @dataclass
@@ -48,13 +51,17 @@ def _amount(value: float | None, unit: str) -> str:
     return f"{value:,.0f}"
 
 
-def _cells(row: Row) -> list[str]:
+def _cells(row: Row, language: str | None = None) -> list[str]:
+    """A row's cells; in another language than English, its words as the part "bench" says."""
     ratio = "" if row.ratio is None else f"{row.ratio:.2f}x"
     target = "" if row.target is None else f"<= {row.target:g}x"
     verdict = {True: "met", False: "missed", None: ""}[row.met]
-    reference = f"{_amount(row.reference, row.unit)} ({row.reference_name})" if row.reference_name else ""
-    engine = _amount(row.engine, row.unit) or row.note
-    return [row.name, engine, reference, ratio, " ".join(filter(None, [target, verdict]))]
+    verdict = phrased(verdict, "bench", language) if verdict else ""
+    said = phrased(row.reference_name, "bench", language)
+    reference = f"{_amount(row.reference, row.unit)} ({said})" if row.reference_name else ""
+    engine = _amount(row.engine, row.unit) or phrased(row.note, "bench", language)
+    verdicts = " ".join(filter(None, [target, verdict]))
+    return [phrased(row.name, "bench", language), engine, reference, ratio, verdicts]
 
 
 HEADER = ["Measurement (median unless said)", "mlx_autodiff", "Reference", "Ratio", "Target"]
@@ -78,9 +85,19 @@ def render(rows: list[Row], info: dict[str, str], markdown: bool) -> str:
     return "\n".join(lines)
 
 
-def table(rows: list[Row], info: dict[str, str]) -> Table:
-    """The results as the book's appendix shows them (an HTML table, captioned with the machine)."""
-    return Table(HEADER, [_cells(row) for row in rows], caption=f"Machine: {_about(info)}")
+def table(rows: list[Row], info: dict[str, str]) -> Editions:
+    """The results as the book's appendix shows them (an HTML table, captioned with the machine), in
+    every edition's words."""
+
+    def make() -> Table:
+        language = spoken()
+        header = [phrased(cell, "bench", language) for cell in HEADER]
+        about = ", ".join(f"{phrased(key, 'bench', language)}: {phrased(value, 'bench', language)}"
+                          for key, value in info.items())
+        return Table(header, [_cells(row, language) for row in rows],
+                     caption=phrased(f"Machine: {about}", "bench", language))
+
+    return Table.in_every_language(make)
 
 
 def save(path: Path, rows: list[Row], info: dict[str, str]) -> None:

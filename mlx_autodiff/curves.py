@@ -9,24 +9,32 @@ SVG output as `<img>`: https://github.com/jupyter-book/jupyter-book/issues/855).
 Each figure says in words what it shows (`CurveFigure.text_alternative`, from
 `describe`), and `inline_svg` gives the SVG that text as its alternative, as
 graphs have.
+
+Each figure is drawn once per language of `mlx_autodiff.words` (its part "curves", and the
+methods' labels of "labels"); `inline_svg` writes them as `editions.Editions`, so each edition
+of the book shows its own. Han text needs a CJK font: the first of `CJK_FONTS` this machine has
+(text becomes paths in the SVG, so readers need no such font).
 """
 
 from __future__ import annotations
 
 import io
 import math
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from html import escape
 
 import matplotlib
+from matplotlib import font_manager
 from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
 from . import palette
+from .editions import join
 from .scenarios import RunRecord
+from .words import SOURCE_LANGUAGE, languages, speaking, spoken, word, words
 
 OUTCOME_COLOURS: dict[str, str] = {
     "trains": palette.TRAINS,
@@ -38,15 +46,31 @@ OUTCOME_COLOURS: dict[str, str] = {
 }
 """One colour per outcome in `scenarios.OUTCOMES`: green trains, orange silent, red crashes."""
 
-OUTCOME_WORDS: dict[str, str] = {
-    "trains": "trains:\ngradients every step",
-    "no-gradients": "no gradients, no error",
-    "silent-then-crash": "silent, then crashes:\n0 gradients, then error",
-    "crash-at-step-0": "crashes at step 0",
-    "crash-later": "trains, then crashes",
-    "crash-before-training": "crashes before training",
-}
-"""Legend words, short enough for one panel's width."""
+CJK_FONTS = ("Noto Sans CJK SC", "PingFang SC", "Hiragino Sans GB", "Heiti SC", "Arial Unicode MS",
+             "Microsoft YaHei", "WenQuanYi Zen Hei")
+"""Fonts with Han glyphs, in the order tried: Debian's fonts-noto-cjk, then macOS's and Windows'."""
+
+
+def _w(key: str, **values: object) -> str:
+    """A text of the words' part "curves" in the language being drawn (`words.speaking`)."""
+    return word("curves", key, **values)
+
+
+def method_label(record: RunRecord) -> str:
+    """A method's label in the language being drawn (the record's own where the words have none)."""
+    if spoken() == SOURCE_LANGUAGE:
+        return record.label
+    return words(spoken(), "labels").get(record.name, record.label)
+
+
+def _fonts() -> dict[str, object]:
+    """matplotlib's settings for the language being drawn: a CJK fallback font beside the default."""
+    if spoken() == SOURCE_LANGUAGE:
+        return {}
+    have = {font.name for font in font_manager.fontManager.ttflist}
+    found = [name for name in CJK_FONTS if name in have]
+    # named families, not "sans-serif": a text keeps them from its creation to the savefig in `_svg`
+    return {"font.family": [*matplotlib.rcParams["font.sans-serif"][:1], *found[:1]]} if found else {}
 
 
 @dataclass(frozen=True)
@@ -58,11 +82,13 @@ class TextAlternative:
 
 
 class CurveFigure(Figure):
-    """A matplotlib Figure that carries its text alternative, for `inline_svg`."""
+    """A matplotlib Figure that carries its text alternative, for `inline_svg`, and the same figure
+    drawn in each other language (`translations`, by language code)."""
 
     def __init__(self, text: TextAlternative, **kwargs: object) -> None:
         super().__init__(**kwargs)
         self.text_alternative = text
+        self.translations: dict[str, CurveFigure] = {}
 
 
 def describe(record: RunRecord) -> str:
@@ -70,22 +96,27 @@ def describe(record: RunRecord) -> str:
     it raised."""
     steps = record.steps
     if not steps:
-        done = "no step completed"
+        done = _w("no_step")
     else:
         grads = ", ".join(str(s.grads) for s in steps)
-        loss = (f"loss {steps[0].loss:.4f}" if len(steps) == 1
-                else f"loss {steps[0].loss:.4f} at step 0, {steps[-1].loss:.4f} at step {steps[-1].step}")
-        done = f"{len(steps)} of {record.planned_steps} steps completed, with {grads} gradients, {loss}"
+        loss = (_w("loss_once", loss=f"{steps[0].loss:.4f}") if len(steps) == 1
+                else _w("loss_first_last", first=f"{steps[0].loss:.4f}", last=f"{steps[-1].loss:.4f}",
+                        step=steps[-1].step))
+        done = _w("completed", n=len(steps), planned=record.planned_steps, grads=grads, loss=loss)
     if record.error is None:
-        return f"{done}."
-    where = "before step 0" if record.error.step is None else f"at step {record.error.step}"
-    return f"{done}; {record.error.type} {where}."
+        return _w("ends", done=done)
+    return _w("ends_raised", done=done, error=record.error.type, where=_where(record))
+
+
+def _where(record: RunRecord) -> str:
+    assert record.error is not None
+    return _w("before_step_0") if record.error.step is None else _w("at_step", step=record.error.step)
 
 
 def _grads_text(grads: int, compact: bool) -> str:
     if compact:
         return f"({grads})"
-    return f"{grads} grad" if grads == 1 else f"{grads} grads"
+    return _w("grads.one" if grads == 1 else "grads.many", n=grads)
 
 
 def _draw(ax: Axes, record: RunRecord, colour: str, compact: bool) -> None:
@@ -127,8 +158,7 @@ def _mark_error(ax: Axes, record: RunRecord, compact: bool) -> None:
     transform = ax.transData if record.steps else ax.get_xaxis_transform()
     size = 110 if compact else 160
     ax.scatter([step], [at], marker="X", s=size, color=palette.RAISED, zorder=3, transform=transform)
-    where = "before step 0" if record.error.step is None else f"at step {step}"
-    text = f"{record.error.type}\n{where}"
+    text = f"{record.error.type}\n{_where(record)}"
     style = {
         "color": palette.RAISED,
         "fontweight": "bold",
@@ -150,19 +180,34 @@ def _new_figure(width: float, height: float, text: TextAlternative) -> CurveFigu
     return fig
 
 
+def _in_every_language(draw: Callable[[], CurveFigure]) -> CurveFigure:
+    """The English figure `draw` makes, with the one of each other language as its translations."""
+    with speaking(SOURCE_LANGUAGE):
+        fig = draw()
+    for code in languages()[1:]:
+        with speaking(code), matplotlib.rc_context(_fonts()):
+            fig.translations[code] = draw()
+    return fig
+
+
 def loss_curve(record: RunRecord) -> Figure:
     """One run's loss per step, labelled with the gradient counts and the error if any."""
-    fig = _new_figure(6.4, 3.6, TextAlternative(f"Loss per step: {record.label}", describe(record)))
+    return _in_every_language(lambda: _loss_curve(record))
+
+
+def _loss_curve(record: RunRecord) -> CurveFigure:
+    text = TextAlternative(_w("loss_title", label=method_label(record)), describe(record))
+    fig = _new_figure(6.4, 3.6, text)
     ax = fig.add_subplot()
     _draw(ax, record, OUTCOME_COLOURS[record.outcome], compact=False)
     _show_steps(ax, _last_step(record))
-    ax.set_title(record.label)
-    ax.set_xlabel("training step")
-    ax.set_ylabel("MSE loss")
+    ax.set_title(method_label(record))
+    ax.set_xlabel(_w("x_axis"))
+    ax.set_ylabel(_w("y_axis"))
     if not record.steps:
         ax.set_yticks([])
         corner = {"transform": ax.transAxes, "ha": "right", "va": "top", "color": palette.NOTE_TEXT}
-        ax.text(0.98, 0.95, "no step completed", **corner)
+        ax.text(0.98, 0.95, _w("no_step"), **corner)
     else:
         ax.margins(y=0.2)
     ax.grid(alpha=0.3)
@@ -171,15 +216,19 @@ def loss_curve(record: RunRecord) -> Figure:
 
 def small_multiples(records: Sequence[RunRecord], ncols: int = 4) -> Figure:
     """One small panel per run, coloured by outcome, on shared axes, with a colour key."""
+    return _in_every_language(lambda: _small_multiples(records, ncols))
+
+
+def _small_multiples(records: Sequence[RunRecord], ncols: int) -> CurveFigure:
     nrows = math.ceil((len(records) + 1) / ncols)  # + 1: room for the key
-    words = " ".join(f"{r.label}: {describe(r)}" for r in records)
-    text = TextAlternative("Loss per step, one panel per method", words)
+    words = " ".join(_w("panel_words", label=method_label(r), words=describe(r)) for r in records)
+    text = TextAlternative(_w("panels_title"), words)
     fig = _new_figure(8.5, 2.5 * nrows + 0.4, text)
     axes = list(fig.subplots(nrows, ncols, sharex=True, sharey=True, squeeze=False).flat)
     for ax, record in zip(axes, records, strict=False):  # the spare axes become the key
         colour = OUTCOME_COLOURS[record.outcome]
         _draw(ax, record, colour, compact=True)
-        ax.set_title(record.label, fontsize=9, color=colour, fontweight="bold")
+        ax.set_title(method_label(record), fontsize=9, color=colour, fontweight="bold")
         ax.set_facecolor(matplotlib.colors.to_rgba(colour, 0.06))
         for spine in ax.spines.values():
             spine.set_edgecolor(colour)
@@ -188,8 +237,8 @@ def small_multiples(records: Sequence[RunRecord], ncols: int = 4) -> Figure:
         ax.grid(alpha=0.3)
     if records:  # the x axis is shared: set it once, wide enough for every run
         _show_steps(axes[0], max(_last_step(r) for r in records))
-    fig.supxlabel("training step", fontsize=9)
-    fig.supylabel("MSE loss", fontsize=9)
+    fig.supxlabel(_w("x_axis"), fontsize=9)
+    fig.supylabel(_w("y_axis"), fontsize=9)
     _add_key(fig, records, spare=axes[len(records) :])
     return fig
 
@@ -204,27 +253,29 @@ def _add_key(fig: Figure, records: Sequence[RunRecord], spare: list[Axes]) -> No
     outcomes = list(dict.fromkeys(r.outcome for r in records))
     handles = [Line2D([], [], color=OUTCOME_COLOURS[o], marker="o", linewidth=2) for o in outcomes]
     handles.append(Line2D([], [], color=palette.RAISED, marker="X", linestyle="none", markersize=9))
-    labels = [OUTCOME_WORDS[o] for o in outcomes] + ["where the run raised"]
+    labels = [_w(f"outcomes.{o}") for o in outcomes] + [_w("raised")]
     fig.legend(
         handles,
         labels,
         loc="center left",
         bbox_to_anchor=box,
-        title="(n) = gradients collected",
+        title=_w("key_title"),
         fontsize=8,
         title_fontsize=8,
         frameon=False,
     )
 
 
+@dataclass
 class InlineSVG:
-    """A figure as inline `<svg>` HTML: what Jupyter and the built book show, links kept."""
+    """A figure as inline `<svg>` HTML: what Jupyter and the built book show, links kept; the figure
+    in each other language beside it (`translations`, by language code), as `editions.Editions`."""
 
-    def __init__(self, svg: str) -> None:
-        self.svg = svg
+    svg: str
+    translations: dict[str, str] = field(default_factory=dict)
 
     def _repr_html_(self) -> str:
-        return self.svg
+        return join({SOURCE_LANGUAGE: self.svg, **self.translations}) if self.translations else self.svg
 
     def __repr__(self) -> str:
         """What a plain-text console shows instead of the picture: no memory address."""
@@ -235,6 +286,12 @@ class InlineSVG:
 
 
 def inline_svg(fig: Figure) -> InlineSVG:
+    """`fig` as inline SVG (`_svg`), with each of a `CurveFigure`'s translations beside it."""
+    translations = getattr(fig, "translations", {})
+    return InlineSVG(_svg(fig), {code: _svg(other) for code, other in translations.items()})
+
+
+def _svg(fig: Figure) -> str:
     """Render `fig` as SVG text, the same bytes on every run, and close it.
 
     A `CurveFigure`'s text becomes the SVG's `<title>` and, with `role="img"`,
@@ -258,4 +315,4 @@ def inline_svg(fig: Figure) -> InlineSVG:
         opening = svg.index(">") + 1
         title = escape(fig.text_alternative.title, quote=False)
         svg = f"{svg[:opening]}\n<title>{title}</title>{svg[opening:]}"
-    return InlineSVG(svg)
+    return svg

@@ -12,6 +12,10 @@ form, its answer and a table of every combination, which is what a page
 without JavaScript shows; `_static/explorer.js` only shows what is written
 here, so the words a reader sees are the ones the tests check.
 
+The pictures are drawn in every language of `mlx_autodiff.words`: English in the folder, each
+other language's in a subfolder named by its code (`picture_folder`), their text alternatives in
+`Answer.translations`.
+
 Command line: `python -m mlx_autodiff.explorer FOLDER` writes the pictures and
 `answers.json` into FOLDER and prints the table.
 """
@@ -23,15 +27,17 @@ import os
 import sys
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from html import escape
 from pathlib import Path
 
 from .combinations import BUILT_ON, COMBINATIONS, RELOCATIONS
-from .curves import OUTCOME_COLOURS, describe, inline_svg, loss_curve
+from .curves import OUTCOME_COLOURS, describe, inline_svg, loss_curve, method_label
+from .explained import explained
 from .explorer_words import ENGLISH, Words
 from .methods import SCENARIOS, BuiltOn
 from .scenarios import RunRecord, run_isolated
+from .words import SOURCE_LANGUAGE, languages, speaking, word
 
 Choice = tuple[BuiltOn, bool, str]
 """What the form's three controls say: built on, read before moving, `Relocation.choice`."""
@@ -77,6 +83,8 @@ class Answer:
     graph_alt: str
     curve: str
     curve_alt: str
+    translations: dict[str, dict[str, str]] = field(default_factory=dict)
+    """Per other language ("zh_CN"): its `graph_alt` and `curve_alt`."""
 
     @staticmethod
     def from_data(data: dict[str, object]) -> Answer:
@@ -117,14 +125,40 @@ def answer(choice: Choice, record: RunRecord) -> Answer:
         graph_alt="" if graph is None else f"{graph.title}: {graph.description}",
         curve=f"{record.name}-loss.svg",
         curve_alt=f"Loss per step: {record.label}: {describe(record)}",
+        translations={code: _alternatives(record, code) for code in languages() if code != SOURCE_LANGUAGE},
     )
+
+
+def _alternatives(record: RunRecord, language: str) -> dict[str, str]:
+    """The pictures' text alternatives in `language`."""
+    graph = next((s.graph for s in record.snapshots if s.step == 0 and s.phase == "after"), None)
+    drawn = None if graph is None else graph.drawing(language)
+    with speaking(language):
+        curve = f"{word('curves', 'loss_title', label=method_label(record))}: {describe(record)}"
+    return {"graph_alt": "" if drawn is None else f"{drawn.title}: {drawn.description}", "curve_alt": curve}
+
+
+def picture_folder(folder: str, language: str | None) -> str:
+    """Where the pictures of `language` are, below `folder` (English's are in it)."""
+    return folder if (language or SOURCE_LANGUAGE) == SOURCE_LANGUAGE else f"{folder}/{language}"
+
+
+def label_words(found: Answer, words: Words) -> str:
+    """A combination's label in `words`' language: the method's own label, or its three choices."""
+    if found.article:
+        return words.labels.get(found.name, found.label)
+    origin = found.built_on if found.read_first else words.lazy_origin.format(built_on=found.built_on)
+    written = next(r.written for r in RELOCATIONS if r.choice == found.relocation)
+    return words.moved_label.format(origin=origin, written=written) if written else (
+        words.unmoved_label.format(origin=origin))
 
 
 def sentences(found: Answer, words: Words = ENGLISH) -> tuple[str, ...]:
     """The answer in words, one sentence each, as the page's <output> shows them: which method,
     `require_grad` before training, the gradients, how the run ended, its outcome."""
-    which = (words.article.format(label=found.label, name=found.name) if found.article
-             else words.not_article.format(label=found.label))
+    label = label_words(found, words)
+    which = (words.article.format(label=label, name=found.name) if found.article
+             else words.not_article.format(label=label))
     flag = (words.flag_none if found.require_grad is None
             else words.flag.format(flag=str(found.require_grad).lower()))
     grads = (words.grads.format(grads=", ".join(map(str, found.grads)), done=len(found.grads),
@@ -156,9 +190,13 @@ def write(records: Sequence[RunRecord], folder: Path) -> list[Answer]:
     for choice, record in zip(COMBINATIONS, records, strict=True):
         found = answer(choice, record)
         graph = next((s.graph for s in record.snapshots if s.step == 0 and s.phase == "after"), None)
-        if graph is not None and found.graph is not None:
-            _write_text(folder / found.graph, graph.inline_html())
-        _write_text(folder / found.curve, str(inline_svg(loss_curve(record))))
+        curve = inline_svg(loss_curve(record))
+        for code in languages():
+            where = Path(picture_folder(str(folder), code))
+            where.mkdir(parents=True, exist_ok=True)
+            if graph is not None and found.graph is not None:
+                _write_text(where / found.graph, graph.inline_html(code))
+            _write_text(where / found.curve, curve.translations.get(code, curve.svg))
         answers.append(found)
     data = [asdict(found) for found in answers]
     _write_text(folder / ANSWERS_FILE, json.dumps(data, ensure_ascii=False, indent=1))
@@ -178,15 +216,19 @@ def load(folder: Path) -> list[Answer]:
 # ----- the page ----------------------------------------------------------------------
 
 
-def page(answers: Sequence[Answer], folder: str, words: Words = ENGLISH) -> str:
+def page(answers: Sequence[Answer], folder: str, words: Words = ENGLISH, language: str | None = None) -> str:
     """The explorer's HTML in `words`' language: the form (shown by the script), its data, and the
     table of every combination.
 
-    `folder` is where the pictures are, relative to the page.
+    `folder` is where the pictures are, relative to the page (English's: `language`'s are in
+    `picture_folder(folder, language)`).
     """
+    folder = picture_folder(folder, language)
     data = {
         "folder": folder,
-        "answers": {found.key: {**asdict(found), "lines": sentences(found, words)} for found in answers},
+        "answers": {found.key: {**asdict(found), **found.translations.get(language or "", {}),
+                                "message": explained(found.message, language),
+                                "lines": sentences(found, words)} for found in answers},
     }
     payload = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/")
     # the answer's bar takes its outcome's colour, as in the loss curves (_static/explorer.css)
@@ -225,7 +267,7 @@ def _form(answers: Sequence[Answer], words: Words) -> str:
         _select("explorer-read-first", "read_first", words.read_first,
                 [(YES_NO[True], words.yes), (YES_NO[False], words.no)], YES_NO[read_first]),
         _select("explorer-relocation", "relocation", words.relocation,
-                [(r.choice, r.choice) for r in RELOCATIONS], relocation),
+                [(r.choice, words.relocations[r.choice]) for r in RELOCATIONS], relocation),
     ]
     order = {name: index for index, name in enumerate(SCENARIOS)}  # chapter 8's order
     methods = sorted((found for found in answers if found.name in order), key=lambda found: order[found.name])
@@ -298,7 +340,7 @@ def _row(found: Answer, folder: str, words: Words) -> str:
     article = f"<strong>{escape(found.name)}</strong>" if found.article else ""
     read_first = words.yes if found.read_first else words.no
     return (
-        f"<tr><td>{escape(read_first)}</td><td>{escape(found.relocation)}</td><td>{article}</td>"
+        f"<tr><td>{escape(read_first)}</td><td>{escape(words.relocations[found.relocation])}</td><td>{article}</td>"
         f"<td>{flag}</td><td>{grads}</td>"
         f'<td>{ends}<br><span class="explorer-links">{", ".join(pictures)}</span></td></tr>'
     )

@@ -7,65 +7,26 @@ Parameters initialized on the CPU, then one decision: move them with `to_device`
 
 from __future__ import annotations
 
+from typing import Any
+
 from . import palette
 from .dot import FONT, attributes
-from .render import Graph
+from .render import Drawing, Graph
+from .words import SOURCE_LANGUAGE, languages, words
 
 FAILING = {"fillcolor": palette.TO_DEVICE_BRANCH_FILL, "color": palette.TO_DEVICE_BRANCH}
 WORKING = {"fillcolor": palette.FORK_BRANCH_FILL, "color": palette.FORK_BRANCH}
 NEUTRAL = {"fillcolor": palette.START_FILL, "color": palette.START}
 
-# (DOT name, words, chapter page, tooltip, colours)
+# (DOT name, chapter page, colours); the words and tooltips are the words' part "flowchart"
 STEPS = [
-    (
-        "initialized",
-        "Parameters initialized\non the CPU",
-        "01-initialized.html",
-        "Chapter 1: an autodiff Linear built and read on flex, so its weight and bias exist as leaves.",
-        NEUTRAL,
-    ),
-    (
-        "choice",
-        "to_device\nor fork?",
-        "02-to_device-or-fork.html",
-        "Chapter 2: two ways to move a model to metal, and why they look alike.",
-        NEUTRAL,
-    ),
-    (
-        "not_a_leaf",
-        "The parameter is\nto_device's output",
-        "03-not-a-leaf.html",
-        "Chapter 3: to_device records an op, so each parameter is GradInBackward, not a leaf.",
-        FAILING,
-    ),
-    (
-        "step0",
-        "Step 0:\n0 gradients",
-        "04-step-0.html",
-        "Chapter 4: backward works, but the gradients land on the CPU originals; Adam changes nothing.",
-        FAILING,
-    ),
-    (
-        "step1",
-        "Step 1:\ntape consumed",
-        "05-step-1.html",
-        "Chapter 5: backward reaches NodeId(3) again, whose step step 0 consumed: TapeConsumedError.",
-        FAILING,
-    ),
-    (
-        "fork",
-        "The parameter is a leaf\non the new device",
-        "06-fork.html",
-        "Chapter 6: fork moves, detaches and requires grad again: fresh leaves on metal.",
-        WORKING,
-    ),
-    (
-        "trains",
-        "Training works",
-        "07-training-works.html",
-        "Chapter 7: two gradients per step, and the loss goes down.",
-        WORKING,
-    ),
+    ("initialized", "01-initialized.html", NEUTRAL),
+    ("choice", "02-to_device-or-fork.html", NEUTRAL),
+    ("not_a_leaf", "03-not-a-leaf.html", FAILING),
+    ("step0", "04-step-0.html", FAILING),
+    ("step1", "05-step-1.html", FAILING),
+    ("fork", "06-fork.html", WORKING),
+    ("trains", "07-training-works.html", WORKING),
 ]
 
 EDGES = [
@@ -79,7 +40,14 @@ EDGES = [
 
 
 def flowchart(link_prefix: str = "") -> Graph:
-    """The flowchart; each box links to `link_prefix + "<chapter>.html"` (same folder: no prefix)."""
+    """The flowchart, in every language (the article's own words in Chinese); each box links to
+    `link_prefix + "<chapter>.html"` (same folder: no prefix)."""
+    drawings = {code: _drawing(words(code, "flowchart"), link_prefix) for code in languages()}
+    english = drawings.pop(SOURCE_LANGUAGE)
+    return Graph(english.title, english.dot, translations=drawings)
+
+
+def _drawing(said: dict[str, Any], link_prefix: str) -> Drawing:
     lines = [
         "digraph flowchart {",
         "  graph "
@@ -89,7 +57,7 @@ def flowchart(link_prefix: str = "") -> Graph:
                 "fontname": FONT,
                 "nodesep": 0.5,
                 "ranksep": 0.4,
-                "tooltip": "to_device or fork: the story in seven chapters",
+                "tooltip": said["tooltip"],
             }
         )
         + ";",
@@ -107,12 +75,13 @@ def flowchart(link_prefix: str = "") -> Graph:
         + ";",
         "  edge " + attributes({"fontname": FONT, "fontsize": 11, "penwidth": 1.5}) + ";",
     ]
-    for name, words, page, tooltip, colours in STEPS:
-        attrs: dict[str, str | int | float] = {"label": words, **colours}
+    for name, page, colours in STEPS:
+        box = said["boxes"][name]
+        attrs: dict[str, str | int | float] = {"label": box["words"], **colours}
         if name == "choice":
             attrs["shape"] = "diamond"
             attrs["style"] = "filled"
-        attrs.update({"URL": link_prefix + page, "target": "_top", "tooltip": tooltip})
+        attrs.update({"URL": link_prefix + page, "target": "_top", "tooltip": box["tooltip"]})
         lines.append(f"  {name} " + attributes(attrs) + ";")
     for tail, head, label, colours in EDGES:
         attrs = {"color": colours["color"], "fontcolor": colours["color"]}
@@ -120,4 +89,4 @@ def flowchart(link_prefix: str = "") -> Graph:
             attrs["label"] = f" {label} "
         lines.append(f"  {tail} -> {head} " + attributes(attrs) + ";")
     lines.append("}")
-    return Graph("to_device or fork: the flowchart", "\n".join(lines) + "\n")
+    return Drawing(said["title"], "\n".join(lines) + "\n")

@@ -27,16 +27,17 @@ from .graph_data import collect
 from .graph_dot import description, dot_text, graph_id_of
 from .graph_layout import MAX_NODES, lay_out
 from .module import Module
-from .render import Graph, RendererNotFoundError
+from .render import Drawing, Graph, RendererNotFoundError
 from .tape import Gradients
 from .tensor import Tensor
+from .words import SOURCE_LANGUAGE, in_every_language, speaking
 
 # `flowchart` is re-exported because the book's landing page imports it from here.
 __all__ = ["MAX_NODES", "Graph", "RendererNotFoundError", "flowchart", "snapshot"]
 
 
 def snapshot(
-    title: str,
+    title: str | Mapping[str, str],
     *,
     module: Module | None = None,
     tensors: Mapping[str, Tensor] | None = None,
@@ -48,9 +49,19 @@ def snapshot(
 
     Reads only: parameters that are not initialized yet stay uninitialized (and
     are not drawn), and nothing is consumed.
+
+    The graph is drawn once per language of `mlx_autodiff.words`, with the same ids. `title` is
+    the English title, which the words' part "titles" translates, or a title per language.
     """
+    titles = in_every_language(title, "titles")
     data = collect(module, tensors, grads, error)
     layout = lay_out(data, max_nodes)
-    graph_id = graph_id_of(dot_text(title, layout, data.marks))  # the drawing without ids, hashed
-    dot = dot_text(title, layout, data.marks, graph_id)
-    return Graph(title, dot, description(layout, data.marks), graph_id)
+    english = titles[SOURCE_LANGUAGE]
+    graph_id = graph_id_of(dot_text(english, layout, data.marks))  # the English drawing without ids, hashed
+    drawings = {}
+    for code, text in titles.items():
+        with speaking(code):
+            drawings[code] = Drawing(text, dot_text(text, layout, data.marks, graph_id),
+                                     description(layout, data.marks))
+    source = drawings.pop(SOURCE_LANGUAGE)
+    return Graph(source.title, source.dot, source.description, graph_id, drawings)

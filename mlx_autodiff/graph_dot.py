@@ -28,11 +28,13 @@ from collections import Counter
 from collections.abc import Iterable
 
 from . import palette
-from .device import Device
+from .device import Device, accelerator_backend
 from .dot import FONT, Html, attributes, html
+from .explained import explained
 from .graph_data import Box, Kind, Marks
 from .graph_layout import Drawn, Fold, Layout, boxes_of, submodule_key
 from .node import Node, node_name
+from .words import spoken, word
 
 Attributes = dict[str, str | int | float]
 
@@ -120,43 +122,43 @@ def _with_id(attrs: Attributes, graph_id: str | None, key: str) -> Attributes:
     return attrs if graph_id is None else {"id": element_id(graph_id, key)} | attrs
 
 
-KIND_WORDS: dict[Kind, str] = {
-    "leaf": "leaf",
-    "op": "op output",
-    "to_device": "to_device output",
-    "untracked": "untracked node",
-    "plain": "plain tensor",
-}
-"""Each kind of box in the words of a description: `2 leaves, 6 op outputs`."""
+KINDS: tuple[Kind, ...] = ("leaf", "op", "to_device", "untracked", "plain")
+"""Each kind of box, in the order a description counts them: `2 leaves, 6 op outputs`."""
+
+
+def _w(key: str, **values: object) -> str:
+    """A text of the words' part "graph" in the language being drawn (`words.speaking`)."""
+    return word("graph", key, **values)
 
 
 def description(layout: Layout, marks: Marks) -> str:
     """What the picture shows, in one sentence, for a reader who cannot see it (its aria-label)."""
     boxes = [box for item in layout.items for box in boxes_of(item)]
     kinds = Counter(box.kind for box in boxes)
-    counted = [_count(kinds[kind], words) for kind, words in KIND_WORDS.items() if kinds[kind]]
-    where = " and ".join(device.kind for device in _devices(layout.items))
-    parts = [f"A graph of {len(boxes)} nodes on {where or 'no device'}: " + ", ".join(counted)]
+    counted = [_count(f"kinds.{kind}", kinds[kind]) for kind in KINDS if kinds[kind]]
+    where = _w("and").join(device.kind for device in _devices(layout.items))
+    parts = [_w("graph_of", n=len(boxes), where=where or _w("no_device"), counted=_w("comma").join(counted))]
     consumed = sum(box.consumed for box in boxes)
     if consumed:
-        parts.append(f"{_count(consumed, 'step')} consumed")
+        parts.append(_count("steps_consumed", consumed))
     landed = [box for box in boxes if marks.landed(box.node)]
     if marks.grads is not None:
-        on = ", ".join(f"{_named(box)} on {marks.grads.device_of(box.node.id).name}"
-                       for box in landed if box.node is not None)
-        parts.append(f"gradients on {on}" if on else "no gradient landed")
+        grads = marks.grads
+        on = _w("comma").join(_w("gradient_on", name=_named(box), device=grads.device_of(box.node.id).name)
+                              for box in landed if box.node is not None)
+        parts.append(_w("gradients_on", on=on) if on else _w("no_gradient_landed"))
     if marks.failed is not None:
-        parts.append(f"backward failed at {node_name(marks.failed)}")
+        parts.append(_w("failed_at", node=node_name(marks.failed)))
     elif marks.error is not None:
-        parts.append(f"it ended with {type(marks.error).__name__}")
+        parts.append(_w("ended_with", error=type(marks.error).__name__))
     if layout.hidden:
-        parts.append(f"{len([b for item in layout.hidden for b in boxes_of(item)])} more nodes not drawn")
-    return "; ".join(parts) + "."
+        parts.append(_w("not_drawn", n=len([b for item in layout.hidden for b in boxes_of(item)])))
+    return _w("clauses").join(parts) + _w("end")
 
 
-def _count(n: int, word: str) -> str:
-    plural = word[:-1] + "ves" if word.endswith("f") else word + "s"
-    return f"{n} {word if n == 1 else plural}"
+def _count(key: str, n: int, **values: object) -> str:
+    """`n` things in words, singular or plural: `key` names a {"one", "many"} pair."""
+    return _w(f"{key}.{'one' if n == 1 else 'many'}", n=n, **values)
 
 
 def _named(box: Box) -> str:
@@ -224,11 +226,11 @@ def _graph_attributes(title: str, marks: Marks) -> Attributes:
 
 def _cluster_attributes(device: Device) -> Attributes:
     if device.kind == "flex":
-        where = "CPU"
+        where = _w("flex_where")
     else:
-        where = "CPU stand-in" if device.is_stand_in else "GPU"
+        where = _w("stand_in_where") if device.is_stand_in else _w("gpu_where")
     return {
-        "label": f"{device.kind} ({where})",
+        "label": _w("cluster", kind=device.kind, where=where),
         "style": "rounded,filled",
         "fillcolor": palette.FLEX_FILL if device.kind == "flex" else palette.METAL_FILL,
         "color": palette.DEVICE_BORDER,
@@ -236,8 +238,16 @@ def _cluster_attributes(device: Device) -> Attributes:
         "fontsize": 13,
         "fontcolor": palette.CLUSTER_TEXT,
         "labeljust": "l",
-        "tooltip": device.describe(),
+        "tooltip": _device_words(device),
     }
+
+
+def _device_words(device: Device) -> str:
+    """`Device.describe` in the language being drawn."""
+    if device.kind == "flex":
+        return _w("device_flex")
+    backend = accelerator_backend()
+    return _w("device_stand_in") if backend is None else _w("device_gpu", backend=backend.upper())
 
 
 def _submodule_attributes(submodule: str) -> Attributes:
@@ -250,7 +260,7 @@ def _submodule_attributes(submodule: str) -> Attributes:
         "fontsize": 11,
         "fontcolor": palette.CLUSTER_TEXT,
         "labeljust": "l",
-        "tooltip": f"the parameters of submodule {submodule}",
+        "tooltip": _w("submodule_tooltip", submodule=submodule),
     }
 
 
@@ -263,7 +273,7 @@ def _fold_attributes(fold: Fold) -> Attributes:
     count = len(fold.members)
     which = _wrapped(textwrap.wrap(_op_counts(fold.members), 40), "<br/>")
     lines = [
-        f"<b>{html(fold.submodule)}: {count} op{'s' if count > 1 else ''}, collapsed</b>",
+        f"<b>{html(_count('folded', count, submodule=fold.submodule))}</b>",
         f'<font point-size="9" color="{palette.DETAIL_TEXT}">{which}</font>',
     ]
     if all(box.consumed for box in fold.members):
@@ -272,14 +282,12 @@ def _fold_attributes(fold: Fold) -> Attributes:
         attrs["fontcolor"] = palette.CONSUMED
         last = max(box.node.consumed_in or 0 for box in fold.members if box.node is not None)
         lines.append(
-            f'<font point-size="10" color="{palette.CONSUMED}"><i>consumed in backward #{last}</i></font>'
+            f'<font point-size="10" color="{palette.CONSUMED}">{_w("consumed_mark", n=last)}</font>'
         )
     attrs["label"] = Html("<br/>".join(lines))
     ids = ", ".join(node_name(box.node.id) for box in fold.members if box.node is not None)
-    attrs["tooltip"] = (
-        f"{fold.submodule}: {count} op nodes computed from its parameters, drawn as one box "
-        f"because the whole graph is too big to lay out\nops: {_op_counts(fold.members)}\nnodes: {ids}"
-    )
+    ops = _op_counts(fold.members)
+    attrs["tooltip"] = _w("folded_tooltip", submodule=fold.submodule, n=count, ops=ops, ids=ids)
     return attrs
 
 
@@ -299,19 +307,20 @@ def _box_attributes(box: Box, marks: Marks) -> Attributes:
         attrs["style"] += ",dashed"
         attrs["fillcolor"] = CONSUMED_FILL[kind]
         attrs["fontcolor"] = palette.CONSUMED
-        extra.append((palette.CONSUMED, f"<i>consumed in backward #{node.consumed_in}</i>"))
+        extra.append((palette.CONSUMED, _w("consumed_mark", n=node.consumed_in)))
     if marks.landed(node):
         assert node is not None and marks.grads is not None
         attrs["peripheries"] = 2
-        extra.append((palette.GRADIENT_LANDED, f"<b>&#8711; on {marks.grads.device_of(node.id).name}</b>"))
+        device = marks.grads.device_of(node.id).name
+        extra.append((palette.GRADIENT_LANDED, f"<b>{_w('gradient_landed', device=device)}</b>"))
         if marks.params is not None and node.is_leaf and node.id not in marks.params:
-            extra.append((palette.UNCLAIMED_GRADIENT, "no parameter holds it"))
+            extra.append((palette.UNCLAIMED_GRADIENT, _w("unclaimed")))
     elif marks.grads is not None and node is not None and node.id in (marks.params or ()):
-        extra.append((palette.NO_GRADIENT, "<b>no gradient</b>"))
+        extra.append((palette.NO_GRADIENT, f"<b>{_w('no_gradient')}</b>"))
     if node is not None and node.id == marks.failed:
         attrs["color"] = palette.FAILED
         attrs["penwidth"] = 3.5
-        extra.append((palette.FAILED, "<b>backward failed here</b>"))
+        extra.append((palette.FAILED, f"<b>{_w('failed_here')}</b>"))
     lines = [
         f"<b>{html(title)}</b>",
         f'<font point-size="9" color="{palette.DETAIL_TEXT}">{html(sub)}</font>',
@@ -328,10 +337,10 @@ def _headline(box: Box, kind: Kind) -> tuple[str, str]:
     shape = str(list(box.shape))
     names = ", ".join(box.names)
     if node is None:
-        return names, f"plain tensor {shape}"
+        return names, _w("plain_tensor", shape=shape)
     label = names or node.label or ""
     if kind in ("leaf", "untracked") and node.is_leaf:
-        origin = "" if node.op == "leaf" else f" · by {node.op}"  # detach: a leaf fork made
+        origin = "" if node.op == "leaf" else _w("made_by", op=node.op)  # detach: a leaf fork made
         return label or node.op, f"{node_name(node.id)} · {shape}{origin}"
     title = node.op
     if node.is_move and node.detail:
@@ -344,34 +353,34 @@ def _tooltip(box: Box, marks: Marks) -> str:
     node = box.node
     lines = []
     if node is None:
-        lines.append(f"{', '.join(box.names)}: a plain tensor, no node (nothing is recorded)")
+        lines.append(_w("tooltip.plain", names=", ".join(box.names)))
     else:
         lines.append(f"{node_name(node.id)}: {node.op} ({node.requirement.value})")
         if node.label:
-            lines.append(f"parameter: {node.label}")
+            lines.append(_w("tooltip.parameter", label=node.label))
         if node.detail:
-            lines.append(f"moved: {node.detail}")
+            lines.append(_w("tooltip.moved", detail=node.detail))
         if node.untracked_inputs:
-            lines.append(f"untracked inputs: {node.untracked_inputs}")
-    lines.append(f"device: {box.device.name}")
-    lines.append(f"shape: {list(box.shape)}")
+            lines.append(_w("tooltip.untracked_inputs", n=node.untracked_inputs))
+    lines.append(_w("tooltip.device", device=box.device.name))
+    lines.append(_w("tooltip.shape", shape=list(box.shape)))
     if node is not None:
-        lines.append(f"step: {_step_words(node)}")
+        lines.append(_w("tooltip.step", step=_step_words(node)))
     if box.values:
-        lines.append(f"values: {box.values}")
+        lines.append(_w("tooltip.values", values=box.values))
     if node is not None and marks.landed(node):
-        lines.append(f"gradient: {marks.gradient_values(node)}")
+        lines.append(_w("tooltip.gradient", gradient=marks.gradient_values(node)))
     return "\n".join(lines)
 
 
 def _step_words(node: Node) -> str:
     if node.step is not None:
-        return "on the tape"
+        return _w("step_on_tape")
     if node.consumed_in is None:
-        return "none (an untracked leaf)"
+        return _w("step_none")
     if node.is_leaf:
-        return f"consumed in backward #{node.consumed_in} (harmless: a leaf keeps its gradient)"
-    return f"consumed in backward #{node.consumed_in}"
+        return _w("step_leaf_consumed", n=node.consumed_in)
+    return _w("consumed_in", n=node.consumed_in)
 
 
 # ----- edges, the summary of a cut, the error note -----------------------------------------
@@ -401,7 +410,7 @@ def _summary(
 ) -> list[str]:
     """One box standing for every node left out, wired to the kept nodes it touches."""
     boxes = [box for item in hidden for box in boxes_of(item)]
-    label = f"... {len(boxes)} more nodes\n" + "\n".join(textwrap.wrap(_op_counts(boxes), 40))
+    label = _w("more_nodes", n=len(boxes)) + "\n" + "\n".join(textwrap.wrap(_op_counts(boxes), 40))
     summary: Attributes = {"shape": "box", "style": "dashed", "color": palette.CONSUMED, "label": label}
     lines = ["  more " + attributes(_with_id(summary, graph_id, "more")) + ";"]
     hidden_keys = {item.key for item in hidden}
@@ -441,7 +450,7 @@ def _note(marks: Marks, graph_id: str | None) -> list[str]:
         "fontcolor": palette.ERROR_NOTE_TEXT,
         "fontsize": 10,
         "label": Html(_wrapped(_first_words(marks.error), '<br align="left"/>') + '<br align="left"/>'),
-        "tooltip": str(marks.error),
+        "tooltip": explained(str(marks.error), spoken()),
     }
     edge = {"style": "dashed", "color": palette.FAILED, "arrowhead": "none"}
     return [
@@ -455,41 +464,34 @@ def _note(marks: Marks, graph_id: str | None) -> list[str]:
 
 def _legend(items: list[Drawn], marks: Marks, graph_id: str | None) -> list[str]:
     """The key, in every graph: each colour and shape, plus the markings this graph uses."""
-    kinds: list[tuple[Kind, str]] = [
-        ("leaf", "leaf parameter (Grad): keeps its gradient"),
-        ("op", "op output (GradInBackward), named by its op"),
-        ("to_device", "to_device output: an op, not a leaf"),
-        ("untracked", "untracked (None): no gradient flows"),
-    ]
+    kinds: list[Kind] = ["leaf", "op", "to_device", "untracked"]
     kept = [item for item in items if isinstance(item, Box)]
     if any(box.node is None for box in kept):
-        kinds.append(("plain", "plain tensor: nothing recorded"))
+        kinds.append("plain")
     rows = []
-    for kind, words in kinds:
+    for kind in kinds:
         style = STYLES[kind]
         fill = style.get("fillcolor", palette.NO_FILL)
-        rows.append(_legend_row(f'<td bgcolor="{fill}" color="{style["color"]}"> </td>', words))
+        swatch = f'<td bgcolor="{fill}" color="{style["color"]}"> </td>'
+        rows.append(_legend_row(swatch, _w(f"legend.{kind}")))
     if any(_all_consumed(item) for item in items):
-        rows.append(
-            _legend_row(_swatch("dashed outline", palette.CONSUMED), "step consumed by a backward pass")
-        )
+        rows.append(_legend_row(_swatch(_w("legend.dashed"), palette.CONSUMED), _w("legend.consumed")))
     if len(kept) < len(items):
-        rows.append(_legend_row(_swatch("fc: n ops", STYLES["op"]["color"]), "a submodule's ops, collapsed"))
+        folded = _swatch(_w("legend.folded_swatch"), STYLES["op"]["color"])
+        rows.append(_legend_row(folded, _w("legend.folded")))
     if marks.grads is not None:
-        rows.append(
-            _legend_row(
-                _swatch("&#8711; on", palette.GRADIENT_LANDED), "gradient landed here (double border)"
-            )
-        )
-        rows.append(_legend_row(_swatch("no gradient", palette.NO_GRADIENT), "parameter got no gradient"))
+        landed = _swatch(_w("legend.landed_swatch"), palette.GRADIENT_LANDED)
+        rows.append(_legend_row(landed, _w("legend.landed")))
+        none = _swatch(_w("legend.no_gradient_swatch"), palette.NO_GRADIENT)
+        rows.append(_legend_row(none, _w("legend.no_gradient")))
     if marks.failed is not None:
-        rows.append(_legend_row(_swatch("red border", palette.FAILED), "node where backward stopped"))
+        rows.append(_legend_row(_swatch(_w("legend.failed_swatch"), palette.FAILED), _w("legend.failed")))
     table = (
         f'<table border="0" cellborder="1" cellspacing="2" cellpadding="3" color="{palette.LEGEND_BORDER}">'
-        '<tr><td colspan="2" border="0"><b>Legend</b></td></tr>' + "".join(rows) + "</table>"
+        f'<tr><td colspan="2" border="0"><b>{_w("legend.title")}</b></td></tr>' + "".join(rows) + "</table>"
     )
     attrs: Attributes = {"shape": "plaintext", "fontsize": 9, "label": Html(table)}
-    attrs["tooltip"] = "What the colours mean"
+    attrs["tooltip"] = _w("legend.tooltip")
     return ["  legend " + attributes(_with_id(attrs, graph_id, "legend")) + ";"]
 
 

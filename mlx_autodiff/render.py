@@ -15,6 +15,10 @@ inline, so `_repr_html_` could become `_repr_svg_`.
 The inline SVG carries its text alternative: a `<title>` (the graph's title)
 and an `aria-label` (title and a one-line description of what it shows), with
 `role="img"`, or `role="figure"` when it holds links a reader can follow.
+
+A graph drawn in several languages (`graph.snapshot` draws one per words file) keeps
+the other languages' drawings in `translations`; Jupyter is then shown
+`editions.Editions` of them, and the book's page keeps its own language.
 """
 
 from __future__ import annotations
@@ -23,10 +27,14 @@ import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Mapping
+from dataclasses import dataclass
 from html import escape
 from pathlib import Path
 
+from .editions import join
 from .errors import AutodiffError
+from .words import SOURCE_LANGUAGE
 
 BROWSER_FONTS = "Helvetica,Arial,sans-serif"
 """What the SVG asks browsers for, so machines without Helvetica (`dot.FONT`) still get a sans-serif."""
@@ -40,35 +48,59 @@ class RenderFailedError(AutodiffError, RuntimeError):
     """The renderer ran but refused the DOT text (its own message is included)."""
 
 
+@dataclass(frozen=True)
+class Drawing:
+    """One language's drawing of a graph: the title, the DOT text, the one-sentence description."""
+
+    title: str
+    dot: str
+    description: str = ""
+
+
 class Graph:
     """A picture of a graph: its title, its DOT text, and its SVG on demand.
 
     The DOT text is fixed when the Graph is made; `svg()` renders it once and
     keeps the result. `description` says in one sentence what it shows (for
     screen readers); `graph_id` is the prefix of its elements' ids, where the
-    DOT gives them (`graph_dot.element_id`).
+    DOT gives them (`graph_dot.element_id`), the same in every language's drawing.
+    `translations` holds the drawing in each other language ("zh_CN"), English being
+    `title`, `dot` and `description`.
     """
 
-    def __init__(self, title: str, dot: str, description: str = "", graph_id: str | None = None) -> None:
+    def __init__(self, title: str, dot: str, description: str = "", graph_id: str | None = None,
+                 translations: Mapping[str, Drawing] | None = None) -> None:
         self.title = title
         self.dot = dot
         self.description = description
         self.graph_id = graph_id
-        self._svg: str | None = None
+        self.translations = dict(translations or {})
+        self._svg: dict[str, str] = {}
 
-    def svg(self) -> str:
-        """The rendered SVG document (cached after the first call)."""
-        if self._svg is None:
-            self._svg = render_svg(self.dot)
-        return self._svg
+    def drawing(self, language: str | None = None) -> Drawing:
+        """The drawing in `language` (English where there is none in it)."""
+        if language in self.translations:
+            return self.translations[language]
+        return Drawing(self.title, self.dot, self.description)
 
-    def inline_html(self) -> str:
+    def svg(self, language: str | None = None) -> str:
+        """The rendered SVG document in `language`, English by default (cached after the first call)."""
+        code = language if language in self.translations else SOURCE_LANGUAGE
+        if code not in self._svg:
+            self._svg[code] = render_svg(self.drawing(code).dot)
+        return self._svg[code]
+
+    def inline_html(self, language: str | None = None) -> str:
         """The SVG inline, named for screen readers, so links and tooltips keep working."""
-        return inline_svg(self.svg(), self.title, self.description)
+        drawing = self.drawing(language)
+        return inline_svg(self.svg(language), drawing.title, drawing.description)
 
     def _repr_html_(self) -> str:
-        """Jupyter's display hook."""
-        return self.inline_html()
+        """Jupyter's display hook: every language's drawing, as `editions.Editions` writes them."""
+        if not self.translations:
+            return self.inline_html()
+        return join({SOURCE_LANGUAGE: self.inline_html(),
+                     **{code: self.inline_html(code) for code in self.translations}})
 
     def __repr__(self) -> str:
         return f"<Graph {self.title!r}: {self.dot.count(' [')} statements of DOT>"
@@ -91,8 +123,27 @@ def find_renderer() -> Path:
     )
 
 
+HAN = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")
+"""Han characters and CJK punctuation, which a browser draws a full em wide."""
+
+HAN_WIDENING = 1.2
+"""Both renderers measure a Han character about 0.83 em wide (Helvetica's metrics have none), so
+a drawing with Han text is laid out with its font sizes times this, and drawn at the sizes asked."""
+
+_FONT_SIZE = re.compile(r'(fontsize=|point-size=)"([0-9.]+)"')
+_SVG_FONT_SIZE = re.compile(r'font-size="([0-9.]+)"')
+
+
 def render_svg(dot: str) -> str:
-    """Render DOT text to an SVG document, with browser-friendly font names."""
+    """Render DOT text to an SVG document, with browser-friendly font names.
+
+    DOT with Han text is laid out at `HAN_WIDENING` times its font sizes, so each box is wide
+    enough for the text a browser draws, and its text drawn at the sizes the DOT asks for (every
+    text of the book's drawings has its size set: `graph_dot`, `flowchart`).
+    """
+    han = bool(HAN.search(dot))
+    if han:
+        dot = _FONT_SIZE.sub(lambda m: f'{m[1]}"{float(m[2]) * HAN_WIDENING:g}"', dot)
     renderer = find_renderer()
     done = subprocess.run(
         [str(renderer), "-Tsvg"], input=dot, capture_output=True, text=True, timeout=120, check=False
@@ -102,7 +153,10 @@ def render_svg(dot: str) -> str:
             f"{renderer.name} could not render this graph (exit status {done.returncode}): "
             f"{done.stderr.strip()[:500]}. Check the DOT text in `graph.dot`."
         )
-    return re.sub(r'font-family="[^"]*"', f'font-family="{BROWSER_FONTS}"', done.stdout)
+    svg = re.sub(r'font-family="[^"]*"', f'font-family="{BROWSER_FONTS}"', done.stdout)
+    if han:
+        svg = _SVG_FONT_SIZE.sub(lambda m: f'font-size="{float(m[1]) / HAN_WIDENING:.2f}"', svg)
+    return svg
 
 
 def inline_svg(svg: str, title: str = "", description: str = "") -> str:

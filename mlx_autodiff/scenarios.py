@@ -32,7 +32,9 @@ from .methods import EXTRA_SCENARIOS, SCENARIOS, TARGET, Scenario, initialized
 from .module import Module
 from .nn import MseLoss, Reduction
 from .optim import AdamConfig, GradientsParams, Optimizer
+from .render import Drawing
 from .tensor import Distribution, Tensor
+from .words import languages, say, words
 
 __all__ = [  # the methods' names too: chapters import every job's names from this one module
     "COMBINATIONS", "EXTRA_SCENARIOS", "OUTCOMES", "SCENARIOS", "TARGET", "Outcome", "RunError",
@@ -147,7 +149,8 @@ class RunRecord:
                 "error": None if self.error is None else vars(self.error),
                 "snapshots": [
                     {"step": s.step, "phase": s.phase, "title": s.graph.title, "dot": s.graph.dot,
-                     "description": s.graph.description}
+                     "description": s.graph.description,
+                     "translations": {code: vars(d) for code, d in s.graph.translations.items()}}
                     for s in self.snapshots
                 ],
             }
@@ -164,7 +167,8 @@ class RunRecord:
             steps=[StepRecord(**s) for s in data["steps"]],
             error=None if data["error"] is None else RunError(**data["error"]),
             snapshots=[
-                Snapshot(s["step"], s["phase"], Graph(s["title"], s["dot"], s["description"]))
+                Snapshot(s["step"], s["phase"], Graph(s["title"], s["dot"], s["description"], translations={
+                    code: Drawing(**d) for code, d in s.get("translations", {}).items()}))
                 for s in data["snapshots"]
             ],
         )
@@ -211,12 +215,12 @@ def _step(
     loss = MseLoss().forward(model.forward(x), y, Reduction.MEAN)
     record.snapshots.append(
         Snapshot(
-            k, "before", snapshot(f"{name}: step {k}, before backward", module=model, tensors={"loss": loss})
+            k, "before", snapshot(_run_title("before", name, k), module=model, tensors={"loss": loss})
         )
     )
     value = loss.into_scalar()
     check_loss(k, value)
-    after = f"{name}: step {k}, after backward"
+    after = _run_title("after", name, k)
     try:
         grads = loss.backward()
     except AutodiffError as err:
@@ -230,6 +234,11 @@ def _step(
     model = optim.step(1e-1, model, params)
     record.steps.append(StepRecord(k, value, len(params)))
     return model
+
+
+def _run_title(phase: str, name: str, k: int) -> dict[str, str]:
+    """A snapshot's title in every language: "ad-fork: step 1, after backward"."""
+    return {code: say(words(code, "run_titles")[phase], name=name, k=k) for code in languages()}
 
 
 def _run_error(err: AutodiffError, step: int | None) -> RunError:

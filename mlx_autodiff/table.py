@@ -16,15 +16,22 @@ explanation may (`code` and [links](10-fixes.md), `tabs.inline_markdown`).
 
 A caption is written as Sphinx writes a table's title (`<caption>`), which
 screen readers announce with the table.
+
+`Table.in_every_language(make)` calls `make` once per language of `mlx_autodiff.words`
+(inside `words.speaking`) and shows the tables as `editions.Editions`; `method_table` is
+chapter 8's table of the seven methods, so made.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
+from .editions import Editions
 from .errors import AutodiffError
+from .scenarios import SCENARIOS, RunRecord, Scenario
 from .tabs import inline_markdown
+from .words import languages, speaking, word
 
 
 class RaggedTableError(AutodiffError, ValueError):
@@ -66,5 +73,41 @@ class Table:
     def __repr__(self) -> str:
         return f"<Table: {len(self.header)} columns, {len(self.rows)} rows>"
 
+    @staticmethod
+    def in_every_language(make: Callable[[], Table]) -> Editions:
+        """The table `make` writes, once per language (`words.speaking` tells it which)."""
+        tables = {}
+        for code in languages():
+            with speaking(code):
+                tables[code] = make()._repr_html_()
+        return Editions(tables)
 
-__all__ = ["RaggedTableError", "Table"]
+
+def method_table(records: Sequence[RunRecord]) -> Editions:
+    """Chapter 8's table: per method, where the model came from, how it moved, the flag, the
+    gradients per step and the outcome (outcomes and identifiers stay as they are in every language)."""
+
+    def origin(scenario: Scenario) -> str:
+        key = "initialized" if scenario.read_first else "lazy"
+        if scenario.name == "direct":  # the article does not say whether it read this model
+            key = "lazy_engines_choice"
+        return word("method_table", key, where=f"`{scenario.built_on}`")
+
+    def moves(scenario: Scenario) -> str:
+        moved = word("method_table", "then").join(f"`{m}`" for m in scenario.moves)
+        return moved or word("method_table", "not_moved")
+
+    def make() -> Table:
+        rows = []
+        for record in records:
+            scenario = SCENARIOS[record.name]
+            grads = " ".join(str(step.grads) for step in record.steps) or word("method_table", "none")
+            flag = str(record.require_grad).lower()
+            rows.append([record.name, origin(scenario), moves(scenario), flag, grads, record.outcome])
+        heads = ("method", "origin", "moved", "require_grad", "grads", "outcome")
+        return Table([word("method_table", f"heads.{head}") for head in heads], rows)
+
+    return Table.in_every_language(make)
+
+
+__all__ = ["RaggedTableError", "Table", "method_table"]

@@ -12,18 +12,24 @@ shows only the checked tab's panel, with no JavaScript: Tab reaches a tab set,
 the arrow keys choose a tab, and a screen reader hears a group of labelled
 choices. Where no stylesheet is loaded (JupyterLab) every panel shows, one after
 another, so nothing is lost.
+
+The tabs are written once per language of `mlx_autodiff.words` (the part "tabs": tab labels,
+captions, and each method's explanation by name, whose English is `Scenario.explanation`), with
+each graph in that language, and shown as `editions.Editions`: each edition keeps its own.
 """
 
 from __future__ import annotations
 
 import html
 import re
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 
+from .editions import join
 from .errors import AutodiffError
 from .methods import SCENARIOS
 from .scenarios import RunRecord, Snapshot
+from .words import SOURCE_LANGUAGE, languages, speaking, spoken, word, words
 
 
 class DuplicateRunError(AutodiffError, ValueError):
@@ -44,12 +50,13 @@ class TabSet:
 
     group: str
     tabs: tuple[Tab, ...]
+    translations: Mapping[str, tuple[Tab, ...]] = field(default_factory=dict)  # in each other language
 
-    def html(self) -> str:
+    def html(self, language: str | None = None) -> str:
         """sphinx-design's markup: `<input>`, `<label>`, panel, for each tab; the first is chosen."""
         group = _identifier(self.group)
         parts = ['<div class="sd-tab-set docutils">']
-        for index, tab in enumerate(self.tabs):
+        for index, tab in enumerate(self.translations.get(language or SOURCE_LANGUAGE, self.tabs)):
             tab_id = f"{group}-{index}"
             checked = ' checked="checked"' if index == 0 else ""
             parts += [
@@ -62,7 +69,9 @@ class TabSet:
         return "\n".join(parts)
 
     def _repr_html_(self) -> str:
-        return self.html()
+        if not self.translations:
+            return self.html()
+        return join({SOURCE_LANGUAGE: self.html(), **{code: self.html(code) for code in self.translations}})
 
     def __repr__(self) -> str:
         """What a plain-text console shows instead of the tabs."""
@@ -78,33 +87,50 @@ def snapshot_tabs(records: Sequence[RunRecord], group: str = "graphs") -> TabSet
             f"Runs named {', '.join(map(repr, repeated))} appear more than once; a tab set needs one run "
             "per name (the page's ids come from the names). Pass each record once."
         )
-    tabs = []
-    for record in records:
-        scenario = SCENARIOS.get(record.name)  # by name: a run outside SCENARIOS has no explanation
-        text = scenario.explanation if scenario is not None else ""
-        explanation = f"<p>{inline_markdown(text)}</p>\n" if text else ""
-        steps = sorted({snap.step for snap in record.snapshots})
-        step_tabs = TabSet(
-            f"{group}-{record.name}",
-            tuple(
-                Tab(f"step {step}", "\n".join(_figure(record, s) for s in record.snapshots if s.step == step))
-                for step in steps
-            ),
-        )
-        tabs.append(Tab(record.name, explanation + step_tabs.html()))
-    return TabSet(group, tuple(tabs))
+    in_language = {}
+    for code in languages():
+        with speaking(code):
+            in_language[code] = tuple(_method_tab(record, group) for record in records)
+    english = in_language.pop(SOURCE_LANGUAGE)
+    return TabSet(group, english, in_language)
+
+
+def _method_tab(record: RunRecord, group: str) -> Tab:
+    """One method's tab, in the language being written (`words.speaking`)."""
+    text = _explanation(record.name)
+    explanation = f"<p>{inline_markdown(text)}</p>\n" if text else ""
+    steps = sorted({snap.step for snap in record.snapshots})
+    step_tabs = TabSet(
+        f"{group}-{record.name}",
+        tuple(
+            Tab(word("tabs", "step", k=step),
+                "\n".join(_figure(record, s) for s in record.snapshots if s.step == step))
+            for step in steps
+        ),
+    )
+    return Tab(record.name, explanation + step_tabs.html())
+
+
+def _explanation(name: str) -> str:
+    """A method's explanation in the language being written; a run outside SCENARIOS has none."""
+    scenario = SCENARIOS.get(name)  # by name
+    if scenario is None or not scenario.explanation:
+        return ""
+    if spoken() == SOURCE_LANGUAGE:
+        return scenario.explanation
+    return words(spoken(), "tabs")["explanations"].get(name, scenario.explanation)
 
 
 def caption(record: RunRecord, snap: Snapshot) -> str:
     """"Step 1, after backward: the error." for the snapshot taken when the run raised."""
     failed = record.error is not None and record.error.step == snap.step and snap.phase == "after"
-    return f"Step {snap.step}, {snap.phase} backward{': the error' if failed else ''}."
+    return word("tabs", f"{snap.phase}_failed" if failed else snap.phase, k=snap.step)
 
 
 def _figure(record: RunRecord, snap: Snapshot) -> str:
     return (
         '<figure class="align-default">'
-        f'<div class="output text_html">{snap.graph.inline_html()}</div>'
+        f'<div class="output text_html">{snap.graph.inline_html(spoken())}</div>'
         f'<figcaption><p><span class="caption-text">{html.escape(caption(record, snap))}</span></p>'
         "</figcaption></figure>"
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -58,3 +59,46 @@ def test_an_editions_output_shows_english_unprocessed_and_each_language_picked()
     assert pick("<b>plain</b>", "zh_CN") == "<b>plain</b>"
     with pytest.raises(EditionsError, match="needs the 'en' HTML"):
         Editions({"zh_CN": "<p>帧</p>"})
+
+
+# ----- words that repeat an English text kept elsewhere -------------------------------------------
+
+def test_the_english_explanations_and_meanings_are_the_engines_own() -> None:
+    """en.json repeats the methods' explanations (scenarios.SCENARIOS) and the outcomes' meanings
+    (scenarios.OUTCOMES) so that the keys line up; a changed English text must change there too,
+    which tells the translator the Chinese needs another look."""
+    from mlx_autodiff.scenarios import OUTCOMES, SCENARIOS
+
+    assert words("en", "tabs")["explanations"] == {name: s.explanation for name, s in SCENARIOS.items()}
+    assert words("en", "explorer")["meanings"] == OUTCOMES
+    assert words("en", "curves")["outcomes"].keys() == OUTCOMES.keys()
+
+
+def test_every_pictures_title_in_the_book_has_its_translation() -> None:
+    """A picture's title is the chapter's English text, looked up in the part "titles"."""
+    from pathlib import Path
+
+    book = Path(__file__).resolve().parents[1] / "book"
+    called = re.compile(r"""\b(?:snapshot|step_through)\(\s*(["'])(.+?)\1""")
+    titles = {match[2] for path in book.glob("*.md") for match in called.finditer(path.read_text("utf8"))}
+    assert titles, "no picture titles found in the chapters"
+    for language in languages():
+        table = words(language, "titles")
+        assert sorted(titles - table.keys()) == [], f"{language}.json's titles lack these"
+    assert all(key == text for key, text in words("en", "titles").items())
+
+
+def test_the_chinese_code_map_has_every_module_of_readmes() -> None:
+    """Appendix 1 shows README's map of the code; the Chinese edition's words for it are in
+    locale/zh_CN/code-map.json, by README's module cell: one for every row, none for a row gone."""
+    import json
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    readme = (root / "README.md").read_text("utf8")
+    section = readme.split("\n## Map of the code\n", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in section.splitlines() if line.startswith("|")][2:]
+    modules = [line.strip("|").split("|")[0].strip() for line in rows]
+    chinese = json.loads((root / "locale" / "zh_CN" / "code-map.json").read_text("utf8"))
+    assert list(chinese["rows"]) == modules, "code-map.json's modules are not README's, in README's order"
+    assert all(re.search(r"[\u4e00-\u9fff]", row["concept"]) for row in chinese["rows"].values())

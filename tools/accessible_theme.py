@@ -42,11 +42,15 @@ from sphinx.application import Sphinx
 from sphinx.config import Config
 from sphinx.writers.html5 import HTML5Translator
 
+from mlx_autodiff.words import say, words
+
 TEMPLATES = Path(__file__).resolve().parent.parent / "_templates"
 
 
 def add_templates(app: Sphinx, config: Config) -> None:
-    config.templates_path.append(str(TEMPLATES))
+    """_templates/ first, before sphinx-book-theme's components (which its own config-inited adds
+    earlier): a template of ours replaces the theme's of the same name (toggle-primary-sidebar.html)."""
+    config.templates_path.insert(0, str(TEMPLATES))
 
 
 def visit_hidden_cell(self: HTML5Translator, node: HideCodeCellNode) -> None:
@@ -58,14 +62,17 @@ def visit_hidden_cell(self: HTML5Translator, node: HideCodeCellNode) -> None:
     self.body.append("</summary>\n")
 
 
-def name_sidebar_toggles(soup: BeautifulSoup) -> BeautifulSoup:
-    """Each nameless `<summary>` of the sidebar's tree named after its entry, for screen readers only."""
+def name_sidebar_toggles(soup: BeautifulSoup, language: str | None = None) -> BeautifulSoup:
+    """Each nameless `<summary>` of the sidebar's tree named after its entry, for screen readers only,
+    in the words of `language` (the words files' part "theme")."""
+    said = words(language, "theme")
     for summary in soup.select("li.has-children > details > summary"):
         if summary.get_text(strip=True):
             continue
         entry = summary.find_parent("li").find("a", recursive=False)
         label = soup.new_tag("span", attrs={"class": "visually-hidden"})
-        label.string = f"Pages in {entry.get_text(' ', strip=True)}" if entry else "Pages in this part"
+        label.string = (say(said["pages_in"], entry=entry.get_text(" ", strip=True)) if entry
+                        else said["pages_in_part"])
         summary.insert(0, label)
     return soup
 
@@ -80,7 +87,7 @@ def named_toctree(
 
     def generate_named(kind: str, *args: Any, **kwargs: Any) -> Any:
         html = generate(kind, *args, **kwargs)
-        return name_sidebar_toggles(html) if isinstance(html, BeautifulSoup) else html
+        return name_sidebar_toggles(html, app.config.language) if isinstance(html, BeautifulSoup) else html
 
     context["generate_toctree_html"] = generate_named
 

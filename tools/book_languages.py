@@ -37,13 +37,37 @@ and `_build/html/zh_CN/`, the Chinese text coming from the gettext catalogs in
   "Exercise 4.1 (...)" before the gettext builder reads the page, so for that
   builder alone each title is also kept as a message of its own
   (`KeepExerciseTitles`). The word "Exercise" itself comes from
-  sphinx-exercise's own zh_CN catalog ("练习").
+  sphinx-exercise's own zh_CN catalog ("练习"). A solution's heading repeats its exercise's
+  title from the copy sphinx-exercise keeps in `env.sphinx_exercise_registry` when the directive
+  runs, before the page is translated, so `KeepTranslatedExercises` replaces that copy with the
+  translated exercise ("解答 练习 4.1 (找出……)", not the English title);
 - writes the page's words (the part "page" of mlx_autodiff/words/<language>.json) into every
   page's head as `<script type="application/json" id="tds-words">`, where the scripts in
   _static/ read what they show a reader;
 - keeps, in every raw HTML output a chapter's code wrote with `mlx_autodiff.editions.Editions`
   (pictures, steppers, tables), the page's language alone (`PickEdition`): one execution carries
   every language's words, each page shows its own;
+- gives the theme's chrome the edition's words (the part "theme" of the words files):
+  pydata-sphinx-theme 0.15.4 has no zh_CN catalog, so its template strings ("previous page",
+  "light/dark", "Back to top", Sphinx's own "Link to this heading", whose zh_CN entry is empty)
+  fall back to `ThemeWords`; the search box's placeholder (`search_bar_text`, a theme option
+  never translated) and the footer's author are set per edition (`theme_words`);
+- lets Chinese search find the glossary's words: Sphinx's Chinese index (sphinx/search/zh.py)
+  splits text with jieba, which cuts 懒参数 into 懒 + 参数 and drops one-character words, so
+  every term of locale/<language>/GLOSSARY.md's Chinese column goes into a jieba user
+  dictionary (`html_search_options["dict"]`, written beside the doctrees: `search_dictionary`),
+  and, since jieba still cuts a term another way where a neighbour makes a likelier word
+  (怎么搬 in 怎么搬到), the index gets every glossary term a page's text holds as well
+  (`GlossarySearch`, Sphinx 7.4's `SearchChinese` with its `split` extended);
+- marks the word boundaries of a Chinese page's headings with `<wbr>` (`word_breaks`, jieba's
+  words with the glossary's), which _static/custom.css's `word-break: keep-all` makes the only
+  places a heading breaks: at 390 px a heading broke inside a word (位/置);
+- writes the engine's explanation in a printed error (a cell's stream or traceback) in the
+  page's language, Burn's words left verbatim (`ExplainErrors`, mlx_autodiff/explained.py): one
+  execution prints English for every edition;
+- writes myst-nb's execution table (appendix 3, `{nb-exec-table}`: its header and the word
+  "cache", English in myst-nb 1.4.0's `make_stat_table`) in the page's language
+  (`TranslateExecutionTable`, the words files' part "exec_table");
 - translates the table of contents' captions ("Part one: the flowchart"),
   which Sphinx extracts into the root page's catalog but never translates
   (https://github.com/jupyter-book/jupyter-book/issues/891, open): Sphinx's
@@ -57,7 +81,9 @@ and `_build/html/zh_CN/`, the Chinese text coming from the gettext catalogs in
 
 from __future__ import annotations
 
+import gettext
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -67,19 +93,120 @@ from sphinx import addnodes
 from sphinx.application import Sphinx
 from sphinx.config import Config
 from sphinx.locale import init as init_locale
+from sphinx.search.zh import SearchChinese
 from sphinx.transforms import SphinxTransform
 from sphinx.transforms.post_transforms import SphinxPostTransform
 from sphinx.util.i18n import docname_to_domain
 from sphinx_exercise.directive import ExerciseDirective, ExerciseStartDirective
-from sphinx_exercise.nodes import exercise_subtitle
+from sphinx_exercise.nodes import exercise_enumerable_node, exercise_node, exercise_subtitle
 from sphinx_external_toc.events import InsertToctrees
 
 from mlx_autodiff.editions import pick
+from mlx_autodiff.explained import explained
 from mlx_autodiff.site_layout import page_path, relative, url
 from mlx_autodiff.words import words
 from tools.editions import LANGUAGES, Language
 
 SWITCHER = "language-switcher.html"
+
+
+class ThemeWords(gettext.NullTranslations):
+    """The last fallback of Sphinx's translator: a theme template's English words looked up in the
+    words file's part "theme" ("gettext"), for the strings no installed catalog translates."""
+
+    def __init__(self, table: dict[str, str]) -> None:
+        super().__init__()
+        self.table = table
+
+    def gettext(self, message: str) -> str:
+        return self.table.get(message, message)
+
+    def ngettext(self, singular: str, plural: str, n: int) -> str:
+        return self.gettext(singular if n == 1 else plural)
+
+
+def theme_words(app: Sphinx, config: Config) -> None:
+    """The search box's placeholder and the footer's author in the edition's language."""
+    said = words(config.language, "theme")
+    config.html_theme_options = {**config.html_theme_options, "search_bar_text": said["search_bar_text"]}
+    config.author = said["author"]
+
+
+def theme_catalog(app: Sphinx) -> None:
+    """`ThemeWords` behind every catalog Sphinx found (English needs none)."""
+    if (app.config.language or "en") != "en" and app.translator is not None:
+        app.translator.add_fallback(ThemeWords(words(app.config.language, "theme")["gettext"]))
+
+
+HAN_TERM = re.compile(r"[\u4e00-\u9fff]+")
+
+
+def glossary_terms(glossary: Path) -> list[str]:
+    """The Chinese terms of a glossary's table (its second column): each rendering of a cell split at
+    "/" and "、", with and without what it has in parentheses (已初始化的（参数）: 已初始化的,
+    已初始化的参数); only renderings that are Han characters alone (no code, no Latin words)."""
+    rows = [line for line in glossary.read_text(encoding="utf8").splitlines() if line.startswith("|")][2:]
+    terms: set[str] = set()
+    for row in rows:
+        for part in re.split(r"\s*[/、]\s*", row.split("|")[2]):
+            part = part.strip()
+            for variant in (re.sub(r"（[^）]*）", "", part), re.sub(r"[（）]", "", part)):
+                if HAN_TERM.fullmatch(variant):
+                    terms.add(variant)
+    return sorted(terms)
+
+
+class GlossarySearch(SearchChinese):
+    """Sphinx's Chinese splitter, plus every glossary term the text holds, wherever jieba cut it."""
+
+    terms: tuple[str, ...] = ()
+
+    def split(self, input: str) -> list[str]:
+        return super().split(input) + [term for term in self.terms if term in input]
+
+
+def search_dictionary(app: Sphinx, config: Config) -> None:
+    """For a language whose search is cut by jieba, the glossary's terms as jieba's user dictionary."""
+    language = config.language or "en"
+    glossary = Path(app.srcdir, *config.locale_dirs[:1], language, "GLOSSARY.md")
+    if not language.startswith("zh") or not glossary.is_file():
+        return
+    dictionary = Path(app.doctreedir) / "search-dictionary.txt"
+    dictionary.parent.mkdir(parents=True, exist_ok=True)
+    terms = glossary_terms(glossary)
+    dictionary.write_text("".join(f"{term}\n" for term in terms), encoding="utf8")
+    config.html_search_options = {**(config.html_search_options or {}), "dict": str(dictionary)}
+    GlossarySearch.terms = tuple(terms)
+    app.add_search_language(GlossarySearch)  # "zh": what Sphinx's IndexBuilder takes for "zh_CN"
+
+
+HEADING = re.compile(r"(<h([1-6])\b[^>]*>)(.*?)(</h\2>)", re.S)
+
+
+def word_breaks(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any) -> None:
+    """A `<wbr>` between two words of Chinese in each heading of the page's body."""
+    if not (app.config.language or "en").startswith("zh") or "body" not in context:
+        return
+    import jieba  # the Chinese search's own splitter (requirements.txt), loaded for Chinese pages only
+
+    dictionary = (app.config.html_search_options or {}).get("dict")
+    if dictionary and getattr(word_breaks, "loaded", None) != dictionary:
+        jieba.load_userdict(dictionary)
+        word_breaks.loaded = dictionary  # type: ignore[attr-defined]
+
+    def broken(text: str) -> str:
+        words_ = list(jieba.cut(text))
+        joined = words_[:1]
+        for word in words_[1:]:
+            between = HAN_TERM.match(joined[-1][-1:]) and HAN_TERM.match(word[:1])
+            joined.append(("<wbr>" if between else "") + word)
+        return "".join(joined)
+
+    def heading(match: re.Match[str]) -> str:
+        parts = re.split(r"(<[^>]+>)", match[3])
+        return match[1] + "".join(part if part.startswith("<") else broken(part) for part in parts) + match[4]
+
+    context["body"] = HEADING.sub(heading, context["body"])
 
 
 def executed_folder(app: Sphinx) -> Path:
@@ -203,6 +330,20 @@ class KeepExerciseTitles(SphinxPostTransform):
             self.document += message
 
 
+class KeepTranslatedExercises(SphinxTransform):
+    """The exercise registry's copy of each exercise of the page, taken again once it is translated."""
+
+    default_priority = 21  # after Sphinx's Locale transform (20)
+
+    def apply(self, **kwargs: Any) -> None:
+        registry = getattr(self.env, "sphinx_exercise_registry", {})
+        kinds = (exercise_node, exercise_enumerable_node)
+        for node in list(self.document.findall(lambda n: isinstance(n, kinds))):
+            entry = registry.get(node.get("label", ""))
+            if entry is not None and entry.get("docname") == self.env.docname:
+                entry["node"] = node.deepcopy()
+
+
 class PickEdition(SphinxPostTransform):
     """Each raw HTML output in the page's language alone (mlx_autodiff/editions.py)."""
 
@@ -216,6 +357,45 @@ class PickEdition(SphinxPostTransform):
             picked = nodes.raw("", pick(text, self.config.language), format=raw["format"])
             picked["classes"] = raw.get("classes", [])
             raw.replace_self(picked)
+
+
+class ExplainErrors(SphinxPostTransform):
+    """A cell output's text with the engine's sentences in the page's language."""
+
+    default_priority = 200
+
+    def run(self, **kwargs: Any) -> None:
+        if (self.config.language or "en") == "en":
+            return
+        for block in list(self.document.findall(nodes.literal_block)):
+            text = block.astext()
+            if "output" not in block.get("classes", []) or "What happened: " not in text:
+                continue
+            rewritten = explained(text, self.config.language)
+            if rewritten != text:
+                replaced = nodes.literal_block(rewritten, rewritten, **block.attributes)
+                block.replace_self(replaced)
+
+
+class TranslateExecutionTable(SphinxPostTransform):
+    """myst-nb's execution table in the page's language, once its post-transform (priority 8) made it."""
+
+    default_priority = 9
+
+    def run(self, **kwargs: Any) -> None:
+        if (self.config.language or "en") == "en":
+            return
+        english, said = words("en", "exec_table"), words(self.config.language, "exec_table")
+        for table in list(self.document.findall(nodes.table)):
+            head = [entry.astext() for entry in table.findall(nodes.entry)][:len(english["header"])]
+            if head != english["header"]:
+                continue
+            for paragraph in list(table.findall(nodes.paragraph)):
+                text = paragraph.astext()
+                if text in english["header"]:
+                    paragraph.children = [nodes.Text(said["header"][english["header"].index(text)])]
+                elif text in english["methods"]:
+                    paragraph.children = [nodes.Text(said["methods"][english["methods"].index(text)])]
 
 
 class TranslateTocCaptions(SphinxTransform):
@@ -249,8 +429,15 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_directive("exercise-start", ExerciseStart, override=True)
     app.add_post_transform(KeepExerciseTitles)
     app.add_post_transform(PickEdition)
+    app.add_post_transform(ExplainErrors)
+    app.add_post_transform(TranslateExecutionTable)
     app.add_transform(TranslateTocCaptions)
+    app.add_transform(KeepTranslatedExercises)
     app.connect("config-inited", add_switcher)
+    app.connect("config-inited", theme_words)
+    app.connect("config-inited", search_dictionary)
+    app.connect("builder-inited", theme_catalog)
     app.connect("builder-inited", share_executed_folder, priority=600)
     app.connect("html-page-context", link_languages)
+    app.connect("html-page-context", word_breaks)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

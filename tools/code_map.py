@@ -9,11 +9,13 @@ nothing a chapter computes: the key holds only what the chapters run.
 
 The table is HTML (`mlx_autodiff.table.Table`, the markup of a Markdown table),
 as the cell's output was, so gettext extracts none of README's English; the
-one word it adds ("lines") comes from mlx_autodiff/words/ in the page's language.
+one word it adds ("lines") comes from mlx_autodiff/words/ in the page's language, and another
+edition's header and cells from locale/<language>/code-map.json, by module.
 """
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -46,11 +48,25 @@ def lines(files: list[Path]) -> int:
     return sum(len(file.read_text(encoding="utf8").splitlines()) for file in files)
 
 
+def translation(language: str | None, root: Path = ROOT) -> dict[str, Any] | None:
+    """locale/<language>/code-map.json: the map's header and each row's cells in that language, by
+    README's module cell (None for English, or a language without one)."""
+    path = root / "locale" / (language or "en") / "code-map.json"
+    return json.loads(path.read_text(encoding="utf8")) if language and path.is_file() else None
+
+
 def code_map(language: str | None, root: Path = ROOT) -> Table:
-    """The map with a column of lines after the module's; the engine's own modules by their file name."""
+    """The map with a column of lines after the module's, in the page's language (a row the language's
+    code-map.json lacks stays English); the engine's own modules by their file name."""
     header, *rows = map_of_the_code((root / "README.md").read_text(encoding="utf8"))
-    counted = [[module.replace("`mlx_autodiff/", "`"), str(lines(named_files(module, root))), *rest]
-               for module, *rest in rows]
+    said = translation(language, root)
+    if said:
+        header = said["header"]
+    counted = []
+    for module, concept, burn in rows:
+        row = said["rows"].get(module, {}) if said else {}
+        counted.append([module.replace("`mlx_autodiff/", "`"), str(lines(named_files(module, root))),
+                        row.get("concept", concept), row.get("burn", burn)])
     return Table([header[0], words(language, "code_map")["lines"], *header[1:]], counted)
 
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from mlx_autodiff.words import words
+
 
 @dataclass(frozen=True)
 class Language:
@@ -17,14 +19,22 @@ class Language:
     code: str  # Sphinx's `language` and the site's folder: "zh_CN"
     tag: str  # the BCP 47 tag of `lang` and `hreflang`, as Sphinx writes <html lang>: "zh-CN"
     name: str  # the language's own name, as the switcher shows it
-    # myst-nb's button over a hidden cell input (`nb_code_prompt_show`, `_hide`; myst-nb 1.4.0 puts
-    # "source" for {type}: the book hides inputs only, tests/test_translation.py checks)
-    show_code: str
-    hide_code: str
+
+    @property
+    def show_code(self) -> str:
+        """myst-nb's button over a hidden cell input (`nb_code_prompt_show`), from the words files'
+        part "notebook" (myst-nb 1.4.0 would put "source" for a {type}: the book hides inputs only,
+        tests/test_translation.py checks, so the words say "source" themselves)."""
+        return words(self.code, "notebook")["show_code"]
+
+    @property
+    def hide_code(self) -> str:
+        """`nb_code_prompt_hide`, as `show_code`."""
+        return words(self.code, "notebook")["hide_code"]
 
 
 LANGUAGES = {
-    "en": Language("en", "en", "English", "Show code cell {type}", "Hide code cell {type}"),
-    "zh_CN": Language("zh_CN", "zh-CN", "中文", "显示代码", "隐藏代码"),
+    "en": Language("en", "en", "English"),
+    "zh_CN": Language("zh_CN", "zh-CN", "中文"),
 }
 """Every language the book is built in, the source language first."""

@@ -65,7 +65,7 @@ class RelocationExplorer(SphinxDirective):
         explorer_pages(self.env).add(self.env.docname)
         answers = load(cached_folder())
         words = words_for(self.config.language)
-        return [nodes.raw("", page(answers, FOLDER, words), format="html")]
+        return [nodes.raw("", page(answers, FOLDER, words, self.config.language), format="html")]
 
 
 def copy_pictures(

@@ -17,12 +17,16 @@ from __future__ import annotations
 import functools
 import json
 import re
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
 FOLDER = Path(__file__).resolve().parent
 SOURCE_LANGUAGE = "en"
 PLACEHOLDER = re.compile(r"\{(\w+)\}")
+_SPOKEN: ContextVar[str] = ContextVar("spoken", default=SOURCE_LANGUAGE)
 
 
 class NoWordsError(LookupError):
@@ -55,3 +59,38 @@ def words(language: str | None, part: str) -> dict[str, Any]:
 def say(text: str, **values: object) -> str:
     """`text` with each {name} replaced by `values[name]`."""
     return PLACEHOLDER.sub(lambda match: str(values[match.group(1)]), text)
+
+
+@contextmanager
+def speaking(language: str | None) -> Iterator[None]:
+    """Within the block, `spoken()` is `language`: a picture drawn once per edition (graph_dot,
+    curves) asks for its words without every helper passing the language on."""
+    token = _SPOKEN.set(language or SOURCE_LANGUAGE)
+    try:
+        yield
+    finally:
+        _SPOKEN.reset(token)
+
+
+def spoken() -> str:
+    """The language `speaking` set (English outside any `speaking` block)."""
+    return _SPOKEN.get()
+
+
+def word(part: str, key: str, **values: object) -> str:
+    """One text of `part` in the spoken language, its placeholders filled; a dotted key reads nested
+    tables (`"legend.leaf"`)."""
+    table: Any = words(spoken(), part)
+    for name in key.split("."):
+        table = table[name]
+    return say(table, **values)
+
+
+def in_every_language(text: str | Mapping[str, str], part: str) -> dict[str, str]:
+    """`text` in every language, English first: a text per language as given (English where one
+    lacks it), or an English text looked up in the table `part` of each words file (English where
+    a file lacks it, so a reader's own title stays as written)."""
+    if isinstance(text, Mapping):
+        english = text[SOURCE_LANGUAGE]
+        return {code: text.get(code, english) for code in languages()}
+    return {code: words(code, part).get(text, text) if part in _load(code) else text for code in languages()}
