@@ -37,7 +37,8 @@ from mlx_autodiff import (
     Tensor,
 )
 from mlx_autodiff.node import Node
-from mlx_autodiff.scenarios import EXTRA_SCENARIOS, SCENARIOS, Move, Scenario, initialized, run
+from mlx_autodiff.methods import EXTRA_SCENARIOS, SCENARIOS, Move, Scenario, initialized
+from mlx_autodiff.scenarios import run
 from mlx_autodiff.tape import record_backward
 
 ROOT = Path(__file__).resolve().parent.parent
