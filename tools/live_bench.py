@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import socket
 import statistics
 import sys
@@ -32,6 +33,8 @@ PRINT_CELL = "print(1)"  # typed into the cell that starts with FIRST_CELL
 FIRST_CELL = "model = LinearConfig(4, 1)"
 GRAPH_CELL = "after_backward"  # chapter 4's ad-to_device graph after backward
 READY_TARGET_S, PRINT_TARGET_S, GRAPH_TARGET_S = 5.0, 0.1, 1.0
+# live mode's own files in _static/ (live.css, live.js and its parts, live-*.js), blocked for the page without it
+LIVE_FILES = re.compile(r"/_static/live[\w-]*\.(js|css)$")
 STATE_JS = "() => document.querySelector('[role=status]')?.dataset.state"
 INDEX_JS = """(start) => {  // before "Run live": the book's code is still a <pre>
   for (const cell of document.querySelectorAll('[class*="live-cell-"]')) {
@@ -62,11 +65,11 @@ def unavailable(why: str) -> list[dict[str, Any]]:
 class Counted:
     """A fresh browser profile that adds up the bytes of every response it receives."""
 
-    def __init__(self, browser, block: tuple[str, ...] = ()) -> None:
+    def __init__(self, browser, block: re.Pattern[str] | None = None) -> None:
         self.context = browser.new_context(viewport={"width": 1280, "height": 900})
         self.bytes: dict[str, int] = {}
         if block:
-            self.context.route(lambda url: url.split("?")[0].endswith(block), lambda route: route.abort())
+            self.context.route(lambda url: bool(block.search(url.split("?")[0])), lambda route: route.abort())
         self.page = self.context.new_page()
         self.page.on("requestfinished", self._count)
 
@@ -81,7 +84,7 @@ class Counted:
 def page_weight(browser, url: str) -> tuple[int, int]:
     """Bytes to show the chapter before clicking, with and without the live script and style."""
     weights = []
-    for block in ((), ("/_static/live.js", "/_static/live.css")):
+    for block in (None, LIVE_FILES):
         counted = Counted(browser, block)
         counted.page.goto(url, wait_until="networkidle")
         weights.append(counted.total())
@@ -151,7 +154,7 @@ def measure(chromium: str, quick: bool) -> list[dict[str, Any]]:
         row("Live cell round trip: the ad-to_device graph (chapter 4)", statistics.median(graph_times),
             GRAPH_TARGET_S, budget, target=1.0),
         row("Page weight before clicking Run live, chapter 4", with_live, without_live,
-            "the same page without live.js and live.css", unit="B", target=1.05),
+            "the same page without live mode's scripts and style", unit="B", target=1.05),
         row("thebe fetched before clicking Run live", max(thebe_before), statistics.median(thebe_after),
             "thebe fetched on the click", unit="B", target=0.0),
     ]
