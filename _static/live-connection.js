@@ -1,39 +1,25 @@
-/* Live cells, part "connection": where the kernel server is, loading thebe, starting a kernel,
- * following it, and sending it code.
+/* Live cells, part "connection": loading thebe, the tab's kernel, following its state, and
+ * sending it code (live-server.js: where the kernel server is).
  *
- * The URL `make live` printed ends in #live=<port>&token=<token>. The token moves into
- * sessionStorage and out of the address bar at once; it is only ever sent to the kernel server on
- * 127.0.0.1. thebe (about 3 MB) loads when "Run live" is clicked, never before.
+ * thebe (about 3 MB) loads when "Run live" is clicked, never before.
+ *
+ * One kernel per tab: sessionStorage (which a reload keeps and another tab does not share) holds
+ * the tab's kernel, {page, path, session, kernel}. A reload of the page asks Jupyter for a session
+ * on the same path and gets the same kernel back (Jupyter hands out the existing session of a path);
+ * a live page of another chapter in the tab shuts that kernel down first; "Restart kernel" starts
+ * one on a new path. A kernel of a closed tab goes when the server culls it (tools/live_server.py).
+ *
+ * The kernel's state on the page is always the kernel's: a shutdown or restart from outside (the
+ * REST API, another client, Jupyter's culler) reaches the page as the kernel's `shutdown_reply` on
+ * IOPub (restart: true or false) or the server's `restarting`/`dead` status; a dropped websocket is
+ * followed by asking the server whether the kernel still exists.
  */
 (function () {
 'use strict';
 
 const live = (window.tdsLive = window.tdsLive || {});
-const CREDENTIALS_KEY = 'live-kernel-server'; // sessionStorage: {port, token} from the URL
+const TAB_KEY = 'live-tab-kernel'; // sessionStorage: this tab's kernel (see above)
 const KERNEL_START_S = 60;
-
-/** Move a token in the URL's fragment into sessionStorage; true if there was one. */
-live.takeCredentialsFromUrl = function takeCredentialsFromUrl() {
-  const fragment = new URLSearchParams(location.hash.slice(1));
-  if (!fragment.has('token')) return false;
-  const port = fragment.get('live') || '8899';
-  sessionStorage.setItem(CREDENTIALS_KEY, JSON.stringify({ port, token: fragment.get('token') }));
-  fragment.delete('token');
-  fragment.delete('live');
-  const rest = fragment.toString();
-  history.replaceState(history.state, '', location.pathname + location.search + (rest ? `#${rest}` : ''));
-  return true;
-};
-
-live.credentials = function credentials() {
-  try {
-    return JSON.parse(sessionStorage.getItem(CREDENTIALS_KEY));
-  } catch {
-    return null;
-  }
-};
-
-const serverUrl = ({ port }) => `http://127.0.0.1:${port}`;
 
 function withTimeout(promise, seconds, message) {
   let timer;
@@ -41,11 +27,9 @@ function withTimeout(promise, seconds, message) {
   return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
 
-/**
- * thebe-core 0.5.0 fetches require.js from a CDN before it draws any ipywidget, even the built-in
- * ones it bundles (@jupyter-widgets/base, controls, output: src/manager.ts, loadClass). Those are
- * all this book uses, so mark its loader as done: they draw offline, and nothing else is fetched.
- */
+/* thebe-core 0.5.0 fetches require.js from a CDN before it draws any ipywidget, even the built-in ones
+ * it bundles (@jupyter-widgets/base, controls, output: src/manager.ts, loadClass). Those are all this
+ * book uses, so mark its loader as done: they draw offline, and nothing else is fetched. */
 function offlineWidgets(current) {
   const loader = current.manager && current.manager._loader;
   if (loader && !loader.requested) {
@@ -62,6 +46,8 @@ live.connection = function connection(ctx) {
   let connecting = null;
   let clickedAt = 0;
   let running = 0; // requests of this page the kernel has not answered yet: "busy" while any are
+  let stopping = null; // {promise, reject}: what the running requests also wait on, rejected when the kernel goes
+  let restarted = false; // the kernel restarted from outside and nothing ran since: keep saying so
   ctx.session = null;
   ctx.readyFor = null; // the session whose kernel has answered
   ctx.lost = false; // the kernel died under us: stay "disconnected" until the reader restarts it
@@ -73,98 +59,99 @@ live.connection = function connection(ctx) {
       script.onload = () => resolve();
       script.onerror = () => {
         thebeLoaded = null;
-        reject(new Error(say.noThebe(ctx.root)));
+        reject(new Error(say('noThebe', { root: ctx.root })));
       };
       document.head.append(css, script);
     });
     return thebeLoaded;
   }
 
-  async function probe(where) {
-    const refused = say.refused;
-    try {
-      await fetch(`${serverUrl(where)}/api`, { cache: 'no-store' }); // needs no token
-    } catch {
-      return say.nothingAnswers(serverUrl(where));
-    }
-    let answer;
-    try {
-      answer = await fetch(`${serverUrl(where)}/api/status`, {
-        cache: 'no-store', headers: { Authorization: `token ${where.token}` },
-      });
-    } catch {
-      return refused; // Jupyter's 403 carries no CORS header, so the browser reports a network error
-    }
-    if (answer.status === 401 || answer.status === 403) return refused;
-    return answer.ok ? null : say.answered(answer.status, answer.statusText);
-  }
-
-  function start(clicked) {
+  /**
+   * Connect (once at a time). `fresh`: a new kernel, never the tab's old one; `afterRestart`: the
+   * kernel restarted from outside, so the page keeps saying so (and how to set the chapter up again).
+   */
+  function start(clicked, { fresh = false, afterRestart = false } = {}) {
     if (clicked) clickedAt = performance.now();
-    connecting = connecting || connect().finally(() => { connecting = null; });
+    connecting = connecting || connect(fresh, afterRestart).finally(() => { connecting = null; });
     return connecting;
   }
 
-  async function connect() {
+  async function connect(fresh, afterRestart) {
     const where = live.credentials();
     if (!where) {
-      ctx.show('disconnected', say.noServer);
+      ctx.show('disconnected', say('noServer'));
       return false;
     }
     if (location.hostname !== '127.0.0.1') {
-      ctx.show('disconnected', say.wrongOrigin(location.origin));
+      ctx.show('disconnected', say('wrongOrigin', { origin: location.origin }));
       return false;
     }
     ui.bar.classList.add('live-on'); // from now on the bar stays in view: it carries the way to recover
-    ctx.show('connecting', say.starting(serverUrl(where)));
+    ctx.editsChanged();
+    if (!afterRestart) ctx.show('connecting', say('starting', { url: live.serverUrl(where) }));
+    let reused = false;
     try {
-      await dropSession();
+      await dropSession(fresh && !ctx.lost);
       await loadThebe();
-      const problem = await probe(where);
+      const problem = await live.probe(where, say);
       if (problem) {
         ctx.show('disconnected', problem, ui.recover);
         return false;
       }
+      const tab = live.stored(TAB_KEY);
+      const mine = tab && tab.page === ctx.page.path && !fresh;
+      if (tab && !mine) await live.shutDownSession(where, tab.session);
+      // A path of its own per kernel: Jupyter hands out the existing session for a path it knows,
+      // which is how a reload gets the tab's kernel back. Same folder as the chapter, same cwd.
+      const path = mine ? tab.path : ctx.page.path.replace(/\.ipynb$/, `-live-${Date.now().toString(36)}.ipynb`);
       const config = thebeCore.api.makeConfiguration({
         useBinder: false, useJupyterLite: false, requestKernel: true,
         mathjaxUrl: '', // no MathJax 2 from a CDN: a text/latex output shows as text
-        serverSettings: { baseUrl: serverUrl(where), wsUrl: serverUrl(where).replace('http', 'ws'),
+        serverSettings: { baseUrl: live.serverUrl(where), wsUrl: live.serverUrl(where).replace('http', 'ws'),
                           token: where.token, appendToken: true },
-        // A path of its own per connection: Jupyter hands out the existing session for a path it
-        // knows, so a restart (or a second tab) would get the old kernel back. Same folder, same cwd.
-        kernelOptions: { kernelName: 'python3',
-                         path: ctx.page.path.replace(/\.ipynb$/, `-live-${Date.now().toString(36)}.ipynb`) },
+        kernelOptions: { kernelName: 'python3', path },
       });
-      ctx.rendermime = ctx.rendermime || thebeCore.api.makeRenderMimeRegistry(config.mathjax);
+      if (!ctx.rendermime) {
+        ctx.rendermime = thebeCore.api.makeRenderMimeRegistry(config.mathjax);
+        live.pickEditions(ctx.rendermime);
+      }
       if (!ctx.cells) ctx.buildCells(config);
       server = thebeCore.api.connectToJupyter(config);
       await server.ready;
       ctx.session = await server.startNewSession(ctx.rendermime);
+      reused = Boolean(mine && tab.kernel === ctx.session.kernel.id);
+      sessionStorage.setItem(TAB_KEY, JSON.stringify({ page: ctx.page.path, path, session: ctx.session.id,
+                                                       kernel: ctx.session.kernel.id }));
       offlineWidgets(ctx.session);
       ctx.notebook.attachSession(ctx.session);
       watch(ctx.session, where);
       // The session exists once the kernel process does; "ready" is its first answer over the websocket.
-      await withTimeout(ctx.session.kernel.info, KERNEL_START_S, say.noAnswer(KERNEL_START_S));
+      await withTimeout(ctx.session.kernel.info, KERNEL_START_S, say('noAnswer', { s: KERNEL_START_S }));
       ctx.readyFor = ctx.session;
     } catch (error) {
-      ctx.show('disconnected', say.notStarted(error.message || error), ui.recover);
+      ctx.show('disconnected', say('notStarted', { why: error.message || error }), ui.recover);
       return false;
     }
     sessionStorage.setItem(ctx.liveKey, '1');
     ui.launch.hidden = true;
     ui.restart.hidden = ui.download.hidden = false;
     const took = Math.round(performance.now() - clickedAt);
-    ui.status.dataset.readyMs = String(took);
+    if (!afterRestart) ui.status.dataset.readyMs = String(took);
+    ui.status.dataset.kernel = ctx.session.kernel.id;
     // "Run live" is gone: a keyboard reader's focus goes to the status it turned into, not to the page's top
     if ([ui.launch, document.body, null].includes(document.activeElement)) ui.status.focus();
-    ctx.show('ready', say.started(serverUrl(where), (took / 1000).toFixed(1)));
+    const values = { url: live.serverUrl(where), s: (took / 1000).toFixed(1) };
+    if (afterRestart) showRestarted();
+    else ctx.show('ready', say(reused ? 'reconnected' : 'started', values));
     return true;
   }
 
-  async function dropSession() {
+  /** Leave the current session: shut its kernel down (`shutDown`) or only let go of it here. */
+  async function dropSession(shutDown) {
     const [oldSession, oldServer] = [ctx.session, server];
     ctx.session = server = ctx.readyFor = null;
-    if (oldSession) await oldSession.shutdown().catch(() => oldSession.dispose());
+    if (oldSession && shutDown) await oldSession.shutdown().catch(() => oldSession.dispose());
+    else if (oldSession && !oldSession.isDisposed) oldSession.dispose(); // its kernel is gone, or kept for the tab
     if (oldServer) {
       // ThebeServer.dispose (thebe-core 0.5.0) leaves its KernelManager polling /api/kernels every 10 s.
       const kernels = oldServer.sessionManager && oldServer.sessionManager._kernelManager;
@@ -172,30 +159,59 @@ live.connection = function connection(ctx) {
       if (kernels && !kernels.isDisposed) kernels.dispose();
     }
   }
+  function showRestarted() {
+    restarted = true;
+    ctx.show('restarted', say('restartedOutside'), ctx.lastRun ? ui.rerun : null);
+  }
+
+  /**
+   * The kernel of `current` went: `how` is "dead", or "restarted" (a fresh process in its place,
+   * nothing defined): then the page connects to it again, as after a reload, and runs wait for that.
+   */
+  function gone(current, how) {
+    if (current !== ctx.session || ctx.readyFor !== current || ctx.lost) return;
+    if (stopping) stopping.reject(new Error(how));
+    stopping = null;
+    if (how === 'dead') {
+      ctx.lost = true;
+      ctx.show('disconnected', say('died'), ui.restart);
+      return;
+    }
+    ctx.readyFor = null;
+    ui.status.dataset.restartedAt = String(Date.now());
+    showRestarted();
+    start(false, { afterRestart: true });
+  }
 
   function watch(current, where) {
     ctx.lost = false;
+    restarted = false;
     const kernel = current.kernel;
+    kernel.iopubMessage.connect((_, message) => {
+      if (message.header.msg_type === 'shutdown_reply') gone(current, message.content.restart ? 'restarted' : 'dead');
+    });
     kernel.statusChanged.connect((_, state) => {
-      if (current !== ctx.session || ctx.readyFor !== current) return;
-      if (state === 'autorestarting' || state === 'dead') {
-        ctx.lost = true;
-        ctx.show('disconnected', say.died, null);
-      }
+      if (state === 'dead') gone(current, 'dead');
+      else if (['starting', 'restarting', 'autorestarting'].includes(state)) gone(current, 'restarted');
     });
     kernel.connectionStatusChanged.connect(async (_, state) => {
-      if (current !== ctx.session || ctx.readyFor !== current || state !== 'connecting' || ctx.lost) return;
-      ctx.show('connecting', say.retrying(serverUrl(where)));
-      const problem = await probe(where).catch((error) => String(error));
-      if (problem && current === ctx.session) {
+      if (current !== ctx.session || ctx.readyFor !== current || ctx.lost) return;
+      if (state === 'connected' && ui.status.dataset.state === 'connecting') ctx.show('ready', say('waiting'));
+      if (state !== 'connecting') return;
+      ctx.show('connecting', say('retrying', { url: live.serverUrl(where) }));
+      const problem = await live.probe(where, say).catch((error) => String(error));
+      if (current !== ctx.session) return;
+      if (problem) {
         ctx.lost = true;
-        await dropSession();
-        ctx.show('disconnected', say.lost(problem), ui.recover);
+        await dropSession(false);
+        ctx.show('disconnected', say('lost', { why: problem }), ui.recover);
+      } else if (!(await live.kernelExists(where, kernel.id).catch(() => true))) {
+        gone(current, 'dead');
       }
     });
   }
 
-  async function ready() {
+  async function ready() { // before each run: connect first if need be
     if (ctx.readyFor && !ctx.lost) return true;
     if (ctx.lost) {
       ui.restart.focus(); // the reader asked to run something: lead them to the way out
@@ -204,20 +220,36 @@ live.connection = function connection(ctx) {
     return start(true);
   }
 
-  /** Send `code` to the kernel; `cell` (if any) shows what it sends back. Rejects if the kernel dies. */
-  async function execute(cell, code) {
-    const future = ctx.session.kernel.requestExecute({ code, stop_on_error: true });
+  /**
+   * Send `code` to the kernel; `cell` (if any) shows what it sends back. `silent`: no output, no
+   * history (the kernel's In list, which checks may read, holds only what the reader ran).
+   * Rejects if the kernel stops, restarts or drops before it answers.
+   */
+  async function execute(cell, code, { silent = false } = {}) {
+    const future = ctx.session.kernel.requestExecute({ code, stop_on_error: true, silent, store_history: !silent });
+    future.done.catch(() => {}); // a kernel that went leaves it unanswered or cancelled: `gone` says so
     if (cell) cell.thebe.area.future = future; // thebe-core's OutputArea draws every message of the request
+    stopping = stopping || stopSignal();
+    const stopped = stopping.promise;
     running += 1;
-    ctx.show('busy', running > 1 ? say.queued(running) : say.running);
+    restarted = false;
+    ctx.show('busy', running > 1 ? say('queued', { n: running }) : say('running'));
     try {
-      return (await future.done).content; // {status: 'ok'} or {status: 'error', ename, evalue}
+      return (await Promise.race([future.done, stopped])).content; // {status: 'ok'} or {status: 'error', ename, evalue}
     } finally {
       running -= 1;
-      if (!running && !ctx.lost && ctx.readyFor) ctx.show('ready', say.waiting);
+      if (!running && !ctx.lost && ctx.readyFor && !restarted) ctx.show('ready', say('waiting'));
     }
   }
 
   return { start, ready, execute };
 };
+
+/** A promise (already handled) and the function that rejects it. */
+function stopSignal() {
+  const signal = {};
+  signal.promise = new Promise((_, reject) => { signal.reject = reject; });
+  signal.promise.catch(() => {});
+  return signal;
+}
 })();

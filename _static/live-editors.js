@@ -1,9 +1,14 @@
 /* Live cells, part "editors": each code cell of the page becomes an editor with its controls
- * (Run cell, Run check, Run all above, Reset), and each graded exercise gets an answer cell.
+ * (Run cell, Run check, Run all above, Reset, the "edited" mark), and each graded exercise gets an
+ * answer cell. The book's solution cells stay as the book shows them: they never become editors,
+ * so they never run in the reader's kernel.
  *
  * What it expects from the page (tools/live_cells.py writes it at build time): each rendered code
  * cell as div.cell.live-cell-<index>, holding div.cell_input and, when it has outputs,
  * div.cell_output (myst-nb's markup); each exercise as div.exercise#<label> (sphinx-exercise's).
+ *
+ * An output is "stale" while the cell's code differs from the code that made it (the book's, until
+ * the cell runs; after a reload, a restored edit sits above the book's output): it says so.
  */
 (function () {
 'use strict';
@@ -24,7 +29,7 @@ live.editors = function editors(ctx, connection, grading) {
     const shown = [];
     for (const entry of page.cells) {
       const cellElement = document.querySelector(`.live-cell-${entry.index}`);
-      if (!cellElement || !cellElement.querySelector('.cell_input')) continue;
+      if (!cellElement || !cellElement.querySelector('.cell_input') || entry.tags.includes('solution')) continue;
       shown.push({ ...entry, key: String(entry.index), original: bookCode(cellElement), cellElement });
     }
     for (const exercise of page.exercises) {
@@ -35,8 +40,8 @@ live.editors = function editors(ctx, connection, grading) {
       const number = admonition.querySelector('.admonition-title .caption-number');
       const name = (number && number.textContent.trim()) || exercise.label;
       ctx.names.set(exercise.label, name);
-      const cellElement = live.element('div', { class: 'cell live-answer' },
-                                       live.element('p', { class: 'live-answer-title' }, say.answerTitle(name)),
+      const cellElement = live.element('div', { class: 'cell live-answer', 'data-exercise': exercise.label },
+                                       live.element('p', { class: 'live-answer-title' }, say('answerTitle', { name })),
                                        live.element('div', { class: 'cell_input' }, live.element('pre', {}, exercise.stub)));
       admonition.after(cellElement);
       shown.push({ index: first.index - 0.5, key: `answer:${exercise.label}`, answerTo: exercise.label,
@@ -47,13 +52,14 @@ live.editors = function editors(ctx, connection, grading) {
     const items = shown.map((cell, number) => {
       cell.id = `live-${number}`;
       cell.number = number + 1;
+      cell.ranSource = cell.original; // the code the output below it comes from
       const input = cell.cellElement.querySelector('.cell_input');
-      let output = cell.cellElement.querySelector('.cell_output');
-      if (!output) {
-        output = live.element('div', { class: 'cell_output' });
-        cell.cellElement.append(output);
+      cell.output = cell.cellElement.querySelector('.cell_output');
+      if (!cell.output) {
+        cell.output = live.element('div', { class: 'cell_output' });
+        cell.cellElement.append(cell.output);
       }
-      return { id: cell.id, placeholders: { source: input, output } };
+      return { id: cell.id, placeholders: { source: input, output: cell.output } };
     });
     const blocks = shown.map((cell) => ({ id: cell.id, source: (ctx.edits.cells[cell.key] || {}).source ?? cell.original }));
     ctx.notebook = thebeCore.api.setupNotebookFromBlocks(blocks, config, ctx.rendermime);
@@ -84,40 +90,39 @@ live.editors = function editors(ctx, connection, grading) {
       if (!['Escape', 'Tab', 'Shift'].includes(event.key)) cm.setOption('extraKeys', keys);
     });
     editor.on('blur', (cm) => cm.setOption('extraKeys', keys));
-    editor.getInputField().setAttribute('aria-label', say.editorLabel(cell.number));
+    editor.getInputField().setAttribute('aria-label', say('editorLabel', { n: cell.number }));
 
-    const controls = live.element('div', { class: 'live-controls', role: 'group', 'aria-label': say.cellLabel(cell.number) });
-    const runButton = live.button(say.runCell, () => run(cell));
-    const reset = live.button(say.reset, () => {
+    const controls = live.element('div', { class: 'live-controls', role: 'group',
+                                           'aria-label': say('cellLabel', { n: cell.number }) });
+    const runButton = live.button(say('runCell'), () => run(cell));
+    cell.reset = live.button(say('reset'), () => {
       editor.setValue(cell.original);
       editor.focus();
     });
+    cell.mark = live.element('span', { class: 'live-edited-mark' }, say('editedMark'));
     cell.note = live.element('span', { class: 'live-note' });
     controls.append(runButton);
     if (cell.answerTo || (cell.exercise && cell.tags.includes('check'))) {
-      controls.append(live.button(say.runCheck, () => grading.runCheck(cell.answerTo || cell.exercise, cell)));
+      controls.append(live.button(say('runCheck'), () => grading.runCheck(cell.answerTo || cell.exercise, cell)));
     }
     if (!cell.answerTo && page.cells.some((entry) => entry.index < cell.index)) {
-      controls.append(live.button(say.runAllAbove, () => grading.runAllAbove(cell)));
+      controls.append(live.button(say('runAllAbove'), () => grading.runAllAbove(cell)));
     }
-    controls.append(reset, cell.note);
+    controls.append(cell.reset, cell.mark, cell.note);
     cell.box.after(controls);
+    cell.hint = live.element('p', { class: 'live-hint' });
     cell.verdict = live.element('p', { class: 'live-verdict', 'aria-live': 'polite' });
-    cell.verdict.hidden = true;
-    controls.after(cell.verdict);
+    cell.hint.hidden = cell.verdict.hidden = true;
+    controls.after(cell.hint, cell.verdict);
+    cell.stale = live.element('p', { class: 'live-stale-note' }, say('staleOutput'));
+    cell.output.before(cell.stale);
 
-    const edited = () => {
-      const source = editor.getValue();
-      reset.disabled = source === cell.original;
-      cell.cellElement.classList.toggle('live-edited', !reset.disabled);
-      return source;
-    };
-    edited();
+    edited(cell);
     const saved = ctx.edits.cells[cell.key];
     if (saved && saved.original !== cell.original) {
-      cell.note.textContent = say.bookChanged;
+      cell.note.textContent = say('bookChanged');
     }
-    editor.on('change', () => ctx.edits.remember(cell.key, edited(), cell.original));
+    editor.on('change', () => ctx.edits.remember(cell.key, edited(cell), cell.original));
     cell.box.addEventListener('keydown', (event) => {
       if (event.key === 'Enter' && event.shiftKey && !event.target.closest('.CodeMirror')) {
         event.preventDefault();
@@ -126,21 +131,54 @@ live.editors = function editors(ctx, connection, grading) {
     });
   }
 
-  async function run(cell, { quiet = false } = {}) {
+  /** Show whether `cell` holds the reader's code and whether its output is from it; its code. */
+  function edited(cell) {
+    const source = cell.editor.getValue();
+    cell.reset.disabled = source === cell.original;
+    cell.mark.hidden = cell.reset.disabled;
+    cell.cellElement.classList.toggle('live-edited', !cell.reset.disabled);
+    const stale = source !== cell.ranSource && cell.output.textContent.trim() !== '';
+    cell.stale.hidden = !stale;
+    cell.output.classList.toggle('live-stale', stale);
+    ctx.editsChanged();
+    return source;
+  }
+
+  /** A NameError for a name a cell above defines: say so, with the way to run the cells above. */
+  function explain(cell, reply) {
+    const name = reply.status === 'error' && reply.ename === 'NameError' && (/'(\w+)'/.exec(reply.evalue) || [])[1];
+    const above = name && page.cells.some((entry) => entry.index < cell.index && !entry.exercise
+                                                     && (entry.binds || []).includes(name));
+    cell.hint.hidden = !above;
+    if (above) {
+      cell.hint.replaceChildren(say('notDefinedYet', { name }), ' ',
+                                live.button(say('runAllAbove'), () => grading.runAllAbove(cell)));
+    }
+  }
+
+  /** Run `cell`'s code (or `source`), draw its output, and say how it went under it. */
+  async function run(cell, { quiet = false, source = cell.editor.getValue() } = {}) {
     if (!(await connection.ready())) return { status: 'aborted' };
-    cell.note.textContent = say.running;
+    cell.note.dataset.state = 'running';
+    cell.note.textContent = say('running');
     const startedAt = performance.now();
     let reply;
     try {
-      reply = await connection.execute(cell, cell.editor.getValue());
+      reply = await connection.execute(cell, source);
     } catch {
       reply = { status: 'aborted' }; // the kernel stopped or the connection dropped mid-run
-      cell.thebe.setOutputText(say.stoppedMidCell);
+      cell.thebe.setOutputText(say('stoppedMidCell'));
     }
     const took = Math.round(performance.now() - startedAt);
+    cell.ranSource = source;
+    ctx.lastRun = cell;
+    edited(cell);
+    explain(cell, reply);
+    live.outputDrawn(cell.output);
     cell.note.dataset.ms = String(took);
-    cell.note.textContent = reply.status === 'ok' ? say.ran(took)
-      : reply.status === 'error' ? say.raised(reply.ename, took) : say.unfinished;
+    cell.note.textContent = reply.status === 'ok' ? say('ran', { ms: took })
+      : reply.status === 'error' ? say('raised', { name: reply.ename, ms: took }) : say('unfinished');
+    cell.note.dataset.state = 'done';
     if (!quiet && reply.status === 'ok') cell.verdict.hidden = true;
     return reply;
   }

@@ -45,9 +45,15 @@ live.savedEdits = function savedEdits(page, refused) {
     saveTimer = setTimeout(save, 300);
   }
 
+  /** Forget every edit of the page (the editors, if any, are reset by live.js). */
+  function clear() {
+    for (const cellKey of Object.keys(edits.cells)) delete edits.cells[cellKey];
+    save();
+  }
+
   addEventListener('pagehide', () => saveTimer && save());
 
-  return { cells: edits.cells, remember, save };
+  return { cells: edits.cells, remember, save, clear, count: () => Object.keys(edits.cells).length };
 };
 
 /** Offer the page's notebook with the reader's code in place of the book's (and their answers). */
@@ -58,7 +64,7 @@ live.downloadNotebook = async function downloadNotebook(ctx) {
     if (!answer.ok) throw new Error(`${answer.status}`);
     notebook = await answer.json();
   } catch (error) {
-    ctx.tell(ctx.say.unreadable(error.message));
+    ctx.tell(ctx.say('unreadable', { why: error.message }));
     return;
   }
   const byIndex = new Map(ctx.cells.filter((c) => !c.answerTo).map((c) => [c.index, c]));

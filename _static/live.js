@@ -3,7 +3,9 @@
  * This file starts live mode and holds the bar ("Run live", the status, the page-wide controls);
  * its parts, each a file of _static/ sharing the namespace window.tdsLive, are
  *   live-words.js       what it shows a reader, in the page's language;
- *   live-connection.js  the kernel server, thebe (loaded on the click), the kernel, sending code;
+ *   live-server.js      where the kernel server is, and what is asked of its REST API;
+ *   live-connection.js  thebe (loaded on the click), the tab's kernel and its state, sending code;
+ *   live-outputs.js     a live output in the page's language, and the event that says it is there;
  *   live-editors.js     the editors and each cell's controls;
  *   live-edits.js       the reader's edits, kept in this browser, and "Download my notebook";
  *   live-grading.js     "Run all above" and "Run check".
@@ -56,24 +58,28 @@ function liveCells() {
 
   const ui = {
     bar: live.element('div', { class: 'live-bar' }),
-    launch: live.button(say.runLive, () => connection.start(true)),
+    launch: live.button(say('runLive'), () => connection.start(true)),
     status: live.element('p', { class: 'live-status', role: 'status', tabindex: '-1' }),
-    recover: live.button(say.reconnect, () => connection.start(true)),
-    restart: live.button(say.restart, () => connection.start(true)),
-    download: live.button(say.download, () => live.downloadNotebook(ctx)),
+    recover: live.button(say('reconnect'), () => connection.start(true)),
+    restart: live.button(say('restart'), () => connection.start(true, { fresh: true })),
+    rerun: live.button(say('rerunAbove'), () => ctx.lastRun && grading.runAllAbove(ctx.lastRun)),
+    download: live.button(say('download'), () => live.downloadNotebook(ctx)),
+    resetAll: live.button(say('resetAll'), () => resetAll()),
+    kept: live.element('p', { class: 'live-kept' }, say('editsKept')),
   };
   ctx.ui = ui;
-  ui.recover.hidden = ui.restart.hidden = ui.download.hidden = true;
-  ui.bar.append(ui.launch, ui.recover, ui.restart, ui.download, ui.status);
+  ui.recover.hidden = ui.restart.hidden = ui.rerun.hidden = ui.download.hidden = true;
+  ui.bar.append(ui.launch, ui.recover, ui.restart, ui.rerun, ui.download, ui.resetAll, ui.status, ui.kept);
   const heading = document.querySelector('article.bd-article h1');
   (heading || document.querySelector('article.bd-article') || document.body).after(ui.bar);
 
-  /** The status element: one of connecting, ready, busy, disconnected, and what it means. */
+  /** The status: one of connecting, ready, busy, restarted, disconnected, what it means, the way on. */
   ctx.show = function show(state, detail, control = null) {
     ui.status.dataset.state = state;
-    ui.status.replaceChildren(live.element('strong', {}, say.states[state]),
+    ui.status.replaceChildren(live.element('strong', {}, say.state(state)),
                               document.createTextNode(detail ? ` \u2014 ${detail}` : ''));
     ui.recover.hidden = control !== ui.recover;
+    ui.rerun.hidden = control !== ui.rerun;
   };
 
   /** A message that leaves the state as it is. */
@@ -81,11 +87,29 @@ function liveCells() {
     ctx.show(ui.status.dataset.state || 'disconnected', detail, ui.recover.hidden ? null : ui.recover);
   };
 
-  ctx.edits = live.savedEdits(page, () => ctx.tell(say.storageRefused));
-  const editedCount = Object.keys(ctx.edits.cells).length;
-  if (editedCount) {
-    ui.status.textContent = say.edited(editedCount);
+  ctx.edits = live.savedEdits(page, () => ctx.tell(say('storageRefused')));
+  /** "Reset all edits" and where edits are kept: shown while the page holds any edit, or is live. */
+  ctx.editsChanged = function editsChanged() {
+    const edited = ctx.cells ? ctx.cells.filter((c) => c.editor.getValue() !== c.original).length
+      : ctx.edits.count();
+    ui.resetAll.hidden = !edited;
+    ui.kept.hidden = !edited && !ui.bar.classList.contains('live-on');
+    return edited;
+  };
+
+  function resetAll() {
+    const edited = ctx.editsChanged();
+    if (!edited || !confirm(say.count('resetAllAsk', edited))) return;
+    for (const cell of ctx.cells || []) if (cell.editor.getValue() !== cell.original) cell.editor.setValue(cell.original);
+    ctx.edits.clear();
+    ctx.editsChanged();
+    if (ctx.cells) ctx.tell(say('resetAllDone'));
+    else ui.status.textContent = say('resetAllDone');
   }
+
+  const editedCount = ctx.edits.count();
+  if (editedCount) ui.status.textContent = say.count('edited', editedCount);
+  ctx.editsChanged();
 
   const connection = live.connection(ctx);
   const grading = live.grading(ctx, connection, () => editors);

@@ -157,11 +157,23 @@
     show(0);
   }
 
-  function start() {
-    var steppers = document.querySelectorAll("div.stepper");
+  /** Give every stepper inside `within` that has none yet its player. */
+  function hydrate(within) {
+    var steppers = Array.prototype.filter.call(within.querySelectorAll("div.stepper"), function (root) {
+      return !root.hasAttribute("data-stepper-hydrated");
+    });
     if (!steppers.length) return;
-    words = JSON.parse(document.getElementById("tds-words").textContent).stepper;
-    steppers.forEach(player);
+    words = words || JSON.parse(document.getElementById("tds-words").textContent).stepper;
+    steppers.forEach(function (root) {
+      root.setAttribute("data-stepper-hydrated", "");
+      player(root);
+    });
+  }
+
+  function start() {
+    hydrate(document);
+    // live mode (_static/live-outputs.js) says so when a re-run put a new output into the page
+    document.addEventListener("tds:output", function (event) { hydrate(event.detail.element); });
   }
 
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start);

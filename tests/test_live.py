@@ -36,6 +36,7 @@ import pytest
 from book_outputs import HTML, ROOT, book_build  # noqa: F401 (book_build is a fixture)
 
 import tools.lab
+from mlx_autodiff.words import words
 from tools.chromium import find_chromium
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("book_build")]
@@ -172,6 +173,7 @@ class LivePage:
     """A fresh browser profile on one page; only 127.0.0.1 is reachable; console errors are kept."""
 
     def __init__(self, chromium, url: str, width: int = 1280) -> None:
+        self.words = words("zh_CN" if "/zh_CN/" in url else "en", "page")["live"]
         self.context = chromium.new_context(viewport={"width": width, "height": 900}, accept_downloads=True)
         self.blocked: list[str] = []
         self.requests: list[str] = []
@@ -197,8 +199,43 @@ class LivePage:
         self.page.wait_for_function(f"() => ({STATE_JS})() === {json.dumps(state)}", timeout=timeout_s * 1000)
 
     def go_live(self) -> None:
-        self.page.get_by_role("button", name="Run live").click()
+        self.page.get_by_role("button", name=self.words["runLive"]).click()
         self.wait_for_state("ready")
+
+    def data(self) -> dict:
+        """The page's live-cells JSON (tools/live_cells.py)."""
+        return self.page.evaluate("JSON.parse(document.getElementById('live-cells').textContent)")
+
+    def click(self, cell: int | str, button: str) -> str:
+        """Click one of a cell's buttons (a key of the live words) and wait until its note says it ended."""
+        selector = _selector(cell)
+        self.page.locator(selector).locator(".live-controls").get_by_role(
+            "button", name=self.words[button], exact=True).click()
+        self.page.wait_for_function(
+            "s => ['done', 'stopped'].includes(document.querySelector(s + ' .live-note').dataset.state)",
+            arg=selector, timeout=READY_S * 1000)
+        note = self.page.locator(f"{selector} .live-note").inner_text()
+        self.page.evaluate("s => { delete document.querySelector(s + ' .live-note').dataset.state; }", selector)
+        return note
+
+    def check(self, answer: str, code: str | None = None) -> tuple[bool, str]:
+        """Put `code` (if any) in an answer cell, press its "Run check": (passed, the verdict's words)."""
+        if code is not None:
+            self.set_code(answer, code)
+        self.page.locator(answer).locator(".live-controls").get_by_role(
+            "button", name=self.words["runCheck"]).click()
+        self.page.wait_for_function(
+            "s => /live-(pass|fail)/.test(document.querySelector(s + ' .live-verdict').className)",
+            arg=answer, timeout=READY_S * 1000)
+        verdict = self.page.locator(f"{answer} .live-verdict")
+        passed = "live-pass" in (verdict.get_attribute("class") or "")
+        text = verdict.inner_text()
+        self.page.evaluate("s => { document.querySelector(s + ' .live-verdict').className = 'live-verdict'; }",
+                           answer)
+        return passed, text
+
+    def kernel_id(self) -> str:
+        return self.page.evaluate("document.querySelector('[role=status]').dataset.kernel")
 
     def cell_index(self, start: str, whole: bool = False) -> int:
         """The notebook index of the code cell whose book code starts with (or, `whole`, is) `start`."""
@@ -240,6 +277,20 @@ class LivePage:
         self.page.screenshot(path=str(SCREENSHOTS / f"live-{name}.png"))
 
     def close(self) -> None:
+        """Close the tab, and shut down its kernel (a closed tab's kernel would wait for the culler)."""
+        try:
+            self.page.evaluate("""async () => {
+              const tab = JSON.parse(sessionStorage.getItem('live-tab-kernel') || 'null');
+              const server = JSON.parse(sessionStorage.getItem('live-kernel-server') || 'null');
+              if (!tab || !server) return;
+              const url = `http://127.0.0.1:${server.port}/api/sessions/${tab.session}`;
+              const headers = { Authorization: `token ${server.token}` };
+              const listed = await fetch(`http://127.0.0.1:${server.port}/api/sessions`, { headers }).catch(() => null);
+              if (listed && listed.ok && (await listed.json()).some((s) => s.id === tab.session))
+                await fetch(url, { method: 'DELETE', headers });
+            }""")
+        except Exception:  # noqa: BLE001 (a page already gone, or its server stopped: nothing to shut down)
+            pass
         self.context.close()
 
 
@@ -506,27 +557,70 @@ def test_an_exercise_is_checked_on_the_page(live, open_page) -> None:
     check = opened.cell_index("from mlx_autodiff import Module")
     solution = opened.cell_index("def no_effect(model, x, y):")
     opened.go_live()
-    answer = opened.page.locator(".live-answer").first
-    assert "raise NotImplementedError" in answer.locator(".CodeMirror").inner_text()
-    assert opened.run(check, "Run all above").startswith("ran")
-
-    def verdict_after(code: str | None) -> str:
-        if code is not None:
-            opened.set_code(".live-answer", code)
-        answer.get_by_role("button", name="Run check").click()
-        opened.page.wait_for_function(
-            "() => { const v = document.querySelector('.live-answer .live-verdict');"
-            " return !v.hidden && !v.textContent.startsWith('Checking'); }", timeout=READY_S * 1000)
-        return answer.locator(".live-verdict").inner_text()
-
-    assert verdict_after(None).startswith("Not done yet")
+    answer = '.live-answer[data-exercise="ex-04-smoke-test"]'
+    assert "raise NotImplementedError" in opened.page.locator(answer).locator(".CodeMirror").inner_text()
+    assert opened.click(check, "runAllAbove").startswith("ran")
+    assert opened.check(answer)[1].startswith("Not done yet")
     wrong = "def no_effect(model, x, y):\n    return model, []"
     message = "after to_device, the unchanged parameters are ['bias', 'weight'], got []"  # the check's own
-    assert verdict_after(wrong) == f"Fail: AssertionError: {message}"
-    assert verdict_after(opened.code(solution)).startswith("Pass")
-    answer.scroll_into_view_if_needed()
+    assert opened.check(answer, wrong) == (False, f"Fail: AssertionError: {message}")
+    book_solution = opened.cell(solution).locator(".cell_input pre").text_content()
+    passed, verdict = opened.check(answer, book_solution)
+    assert passed and verdict.startswith("Pass"), verdict
+    opened.page.locator(answer).scroll_into_view_if_needed()
     opened.screenshot("exercise")
     assert not opened.errors, opened.errors
+
+
+def exercise_pages() -> list[str]:
+    """Every built English page with a graded exercise (its live-cells JSON lists one)."""
+    found = []
+    for page in sorted((HTML / "book").glob("*.html")):
+        data = re.search(r'<script type="application/json" id="live-cells">(.*?)</script>', page.read_text("utf8"))
+        if data and json.loads(data[1])["exercises"]:
+            found.append(f"book/{page.name}")
+    return found
+
+
+@browser_test
+@pytest.mark.parametrize("edition", ["en", "zh_CN"])
+def test_only_the_readers_code_can_pass_an_exercise(live, open_page, edition: str) -> None:
+    """Every exercise of every chapter: after "Run all above", its stub, a blank answer (`pass`) and
+    another cell's code fail; the book's solution (copied from the page) passes. The book's solution
+    cells never run in the reader's kernel: not by "Run all above", a check, or as cells."""
+    pages = exercise_pages()
+    assert len(pages) >= 12, pages
+    failures = []
+    for path in pages:
+        opened = open_page(live.page_url(path).replace("/en/", f"/{edition}/"))
+        data = opened.data()
+        assert not [cell for cell in data["cells"] if "solution" in cell["tags"] and "source" in cell], (
+            f"{path}: a solution's code is in the page's live data")
+        opened.go_live()
+        assert opened.page.locator(".live-cell-{} .CodeMirror".format(
+            next(c["index"] for c in data["cells"] if "solution" in c["tags"]))).count() == 0, (
+            f"{path}: a solution cell became a live editor")
+        other = next(c["index"] for c in data["cells"] if "exercise" not in c
+                     and opened.cell(c["index"]).locator(".CodeMirror").count())
+        unrelated = opened.code(other)
+        for exercise in data["exercises"]:
+            label = exercise["label"]
+            cells = [c for c in data["cells"] if c.get("exercise") == label]
+            check = next(c["index"] for c in cells if "check" in c["tags"])
+            solution = "\n".join(opened.cell(c["index"]).locator(".cell_input pre").text_content()
+                                  for c in cells if "solution" in c["tags"])
+            answer = f'.live-answer[data-exercise="{label}"]'
+            note = opened.click(check, "runAllAbove")
+            if not re.match(r"^(ran|已运行)", note):
+                failures.append(f"{edition} {label}: Run all above: {note}")
+                continue
+            for kind, code in [("stub", None), ("blank", "pass"), ("solution", solution), ("another cell's", unrelated)]:
+                passed, verdict = opened.check(answer, code)
+                if passed != (kind == "solution"):
+                    failures.append(f"{edition} {label}: the {kind} answer {'passed' if passed else 'failed'}: {verdict}")
+        assert not opened.errors, (path, opened.errors)
+        opened.close()
+    assert not failures, "\n".join(failures)
 
 
 @browser_test
@@ -552,21 +646,100 @@ def test_download_my_notebook_writes_the_edited_cells(live, open_page, tmp_path)
     assert [cell.source for cell in untouched] == [c.source for i, c in enumerate(book.cells) if i != first]
 
 
+def kernels(live: MakeLive) -> list[dict]:
+    request = urllib.request.Request(live.kernels + "/api/kernels", headers={"Authorization": f"token {live.token}"})
+    with urllib.request.urlopen(request, timeout=30) as answer:
+        return json.loads(answer.read())
+
+
+def kernel_action(live: MakeLive, kernel: str, action: str) -> None:
+    """`restart` or `delete` a kernel through the REST API, as another client or Jupyter's culler does."""
+    path, method = (f"/api/kernels/{kernel}/restart", "POST") if action == "restart" else (f"/api/kernels/{kernel}",
+                                                                                          "DELETE")
+    request = urllib.request.Request(live.kernels + path, data=b"{}" if method == "POST" else None, method=method,
+                                     headers={"Authorization": f"token {live.token}"})
+    urllib.request.urlopen(request, timeout=60).close()
+
+
 @browser_test
-def test_a_dead_kernel_says_disconnected_and_a_restart_recovers(live, open_page) -> None:
+def test_a_restart_and_a_kill_from_outside_show_on_the_page_with_the_way_on(live, open_page) -> None:
+    opened = open_page(live.page_url())
+    first = opened.cell_index("model = LinearConfig(4, 1)")
+    opened.go_live()
+    opened.set_code(first, "kept = 6 * 7\nprint(kept)")
+    assert opened.click(first, "runCell").startswith("ran")
+
+    kernel_action(live, opened.kernel_id(), "restart")
+    started = time.monotonic()
+    opened.wait_for_state("restarted", 10)
+    took = time.monotonic() - started
+    assert "everything it had defined is gone" in opened.status.inner_text()
+    assert took < 10, took  # the benchmark holds it to 2 s (tools/live_bench.py)
+    opened.screenshot("restarted")
+    rerun = opened.page.get_by_role("button", name=opened.words["rerunAbove"])
+    rerun.click()  # the cells above the one that ran last
+    opened.page.wait_for_function(f"() => document.querySelector('.live-cell-{first} .live-note').dataset.state"
+                                  " === 'done'", timeout=READY_S * 1000)
+    assert opened.page.locator(f".live-cell-{first} .live-note").inner_text().startswith("ran the")
+    opened.wait_for_state("ready")
+    opened.set_code(first, "print(kept)")
+    assert opened.click(first, "runCell").startswith("raised NameError")  # the state is gone, as it said
+
+    kernel_action(live, opened.kernel_id(), "delete")
+    opened.wait_for_state("disconnected", 10)
+    assert "kernel stopped" in opened.status.inner_text()
+    assert "Restart kernel" in opened.status.inner_text()
+    opened.screenshot("killed")
+    opened.page.get_by_role("button", name="Restart kernel").click()
+    opened.wait_for_state("ready")
+    opened.set_code(first, "print(7 * 6)")
+    assert opened.run(first).startswith("ran")
+    assert "42" in opened.cell(first).locator(".cell_output").inner_text()
+    assert opened.kernel_id() in {kernel["id"] for kernel in kernels(live)}
+    assert not opened.errors, opened.errors
+
+
+@browser_test
+def test_a_kernel_that_dies_mid_cell_says_so_and_a_restart_recovers(live, open_page) -> None:
     opened = open_page(live.page_url())
     first = opened.cell_index("model = LinearConfig(4, 1)")
     opened.go_live()
     opened.set_code(first, "import os\nos._exit(1)")
     opened.cell(first).get_by_role("button", name="Run cell").click()
-    opened.wait_for_state("disconnected", 60)
-    assert "kernel stopped" in opened.status.inner_text()
+    opened.wait_for_state("restarted", 60)  # Jupyter starts a fresh kernel in the dead one's place
+    assert "everything it had defined is gone" in opened.status.inner_text()
+    assert opened.cell(first).locator(".live-note").inner_text() == "did not finish"
     opened.screenshot("dead-kernel")
     opened.page.get_by_role("button", name="Restart kernel").click()
     opened.wait_for_state("ready")
     opened.set_code(first, "print(7 * 6)")
     assert opened.run(first).startswith("ran")
     assert "42" in opened.cell(first).locator(".cell_output").inner_text()
+    assert not opened.errors, opened.errors
+
+
+@browser_test
+def test_reloads_keep_one_kernel_per_tab_and_its_state(live, open_page) -> None:
+    before = {kernel["id"] for kernel in kernels(live)}
+    opened = open_page(live.page_url())
+    first = opened.cell_index("model = LinearConfig(4, 1)")
+    opened.go_live()
+    mine = opened.kernel_id()
+    opened.set_code(first, "survivor = 41 + 1")
+    assert opened.click(first, "runCell").startswith("ran")
+    for _ in range(5):
+        opened.page.reload()
+        opened.wait_for_state("ready")
+    assert opened.kernel_id() == mine
+    assert "before the reload" in opened.status.inner_text()
+    assert [kernel["id"] for kernel in kernels(live) if kernel["id"] not in before] == [mine]
+    opened.set_code(first, "print(survivor)")
+    assert opened.click(first, "runCell").startswith("ran")
+    assert "42" in opened.cell(first).locator(".cell_output").inner_text()
+    # another chapter in the same tab: its kernel replaces this one
+    opened.page.goto(live.page_url("book/05-step-1.html"))
+    opened.go_live()
+    assert [kernel["id"] for kernel in kernels(live) if kernel["id"] not in before] == [opened.kernel_id()]
     assert not opened.errors, opened.errors
 
 
