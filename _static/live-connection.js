@@ -1,7 +1,5 @@
-/* Live cells, part "connection": loading thebe, the tab's kernel, following its state, and
- * sending it code (live-server.js: where the kernel server is).
- *
- * thebe (about 3 MB) loads when "Run live" is clicked, never before.
+/* Live cells, part "connection": the tab's kernel, following its state, and sending it code
+ * (live-server.js: where the kernel server is; live-thebe.js: thebe, loaded on the click).
  *
  * One kernel per tab: sessionStorage (which a reload keeps and another tab does not share) holds
  * the tab's kernel, {page, path, session, kernel}. A reload of the page asks Jupyter for a session
@@ -27,50 +25,26 @@ function withTimeout(promise, seconds, message) {
   return Promise.race([promise, late]).finally(() => clearTimeout(timer));
 }
 
-/* thebe-core 0.5.0 fetches require.js from a CDN before it draws any ipywidget, even the built-in ones
- * it bundles (@jupyter-widgets/base, controls, output: src/manager.ts, loadClass). Those are all this
- * book uses, so mark its loader as done: they draw offline, and nothing else is fetched. */
-function offlineWidgets(current) {
-  const loader = current.manager && current.manager._loader;
-  if (loader && !loader.requested) {
-    loader.requested = true;
-    loader.resolveFn({ require: null, define: null });
-  }
-}
-
 /** The kernel side of a page: `ctx` is live.js's shared state (ui, say, page, root, cells). */
 live.connection = function connection(ctx) {
   const { say, ui } = ctx;
-  let thebeLoaded = null;
   let server = null;
   let connecting = null;
   let clickedAt = 0;
   let running = 0; // requests of this page the kernel has not answered yet: "busy" while any are
   let stopping = null; // {promise, reject}: what the running requests also wait on, rejected when the kernel goes
   let restarted = false; // the kernel restarted from outside and nothing ran since: keep saying so
+  let restartedAt = -Infinity;
   ctx.session = null;
   ctx.readyFor = null; // the session whose kernel has answered
   ctx.lost = false; // the kernel died under us: stay "disconnected" until the reader restarts it
-
-  function loadThebe() {
-    thebeLoaded = thebeLoaded || new Promise((resolve, reject) => {
-      const css = live.element('link', { rel: 'stylesheet', href: `${ctx.root}_thebe/thebe.css` });
-      const script = live.element('script', { src: `${ctx.root}_thebe/index.js` });
-      script.onload = () => resolve();
-      script.onerror = () => {
-        thebeLoaded = null;
-        reject(new Error(say('noThebe', { root: ctx.root })));
-      };
-      document.head.append(css, script);
-    });
-    return thebeLoaded;
-  }
 
   /**
    * Connect (once at a time). `fresh`: a new kernel, never the tab's old one; `afterRestart`: the
    * kernel restarted from outside, so the page keeps saying so (and how to set the chapter up again).
    */
   function start(clicked, { fresh = false, afterRestart = false } = {}) {
+    if (connecting && fresh) return connecting.then(() => start(clicked, { fresh })); // then a new kernel
     if (clicked) clickedAt = performance.now();
     connecting = connecting || connect(fresh, afterRestart).finally(() => { connecting = null; });
     return connecting;
@@ -78,11 +52,12 @@ live.connection = function connection(ctx) {
 
   async function connect(fresh, afterRestart) {
     const where = live.credentials();
+    ui.form.hidden = Boolean(where);
     if (!where) {
       ctx.show('disconnected', say('noServer'));
       return false;
     }
-    if (location.hostname !== '127.0.0.1') {
+    if (where.local && location.hostname !== '127.0.0.1') {
       ctx.show('disconnected', say('wrongOrigin', { origin: location.origin }));
       return false;
     }
@@ -92,7 +67,7 @@ live.connection = function connection(ctx) {
     let reused = false;
     try {
       await dropSession(fresh && !ctx.lost);
-      await loadThebe();
+      await live.loadThebe(ctx.root, say);
       const problem = await live.probe(where, say);
       if (problem) {
         ctx.show('disconnected', problem, ui.recover);
@@ -122,7 +97,7 @@ live.connection = function connection(ctx) {
       reused = Boolean(mine && tab.kernel === ctx.session.kernel.id);
       sessionStorage.setItem(TAB_KEY, JSON.stringify({ page: ctx.page.path, path, session: ctx.session.id,
                                                        kernel: ctx.session.kernel.id }));
-      offlineWidgets(ctx.session);
+      live.offlineWidgets(ctx.session);
       ctx.notebook.attachSession(ctx.session);
       watch(ctx.session, where);
       // The session exists once the kernel process does; "ready" is its first answer over the websocket.
@@ -137,7 +112,7 @@ live.connection = function connection(ctx) {
     ui.restart.hidden = ui.download.hidden = false;
     const took = Math.round(performance.now() - clickedAt);
     if (!afterRestart) ui.status.dataset.readyMs = String(took);
-    ui.status.dataset.kernel = ctx.session.kernel.id;
+    Object.assign(ui.status.dataset, { kernel: ctx.session.kernel.id, connectedAt: String(Date.now()) });
     // "Run live" is gone: a keyboard reader's focus goes to the status it turned into, not to the page's top
     if ([ui.launch, document.body, null].includes(document.activeElement)) ui.status.focus();
     const values = { url: live.serverUrl(where), s: (took / 1000).toFixed(1) };
@@ -146,7 +121,7 @@ live.connection = function connection(ctx) {
     return true;
   }
 
-  /** Leave the current session: shut its kernel down (`shutDown`) or only let go of it here. */
+  /** Leave the session: shut its kernel down (`shutDown`) or only let go of it here. */
   async function dropSession(shutDown) {
     const [oldSession, oldServer] = [ctx.session, server];
     ctx.session = server = ctx.readyFor = null;
@@ -168,8 +143,10 @@ live.connection = function connection(ctx) {
    * The kernel of `current` went: `how` is "dead", or "restarted" (a fresh process in its place,
    * nothing defined): then the page connects to it again, as after a reload, and runs wait for that.
    */
-  function gone(current, how) {
+  function gone(current, how, followed = false) {
     if (current !== ctx.session || ctx.readyFor !== current || ctx.lost) return;
+    if (how === 'restarted' && performance.now() - restartedAt < 5000) return; // the same restart, said twice
+    if (how === 'restarted') restartedAt = performance.now();
     if (stopping) stopping.reject(new Error(how));
     stopping = null;
     if (how === 'dead') {
@@ -180,34 +157,49 @@ live.connection = function connection(ctx) {
     ctx.readyFor = null;
     ui.status.dataset.restartedAt = String(Date.now());
     showRestarted();
-    start(false, { afterRestart: true });
+    // `followed`: jupyterlab saw the restart too and connects to the new process itself; else the page does
+    live.settled(current.kernel).then(() => {
+      if (!followed) return start(false, { afterRestart: true });
+      if (current === ctx.session) ctx.readyFor = current;
+      return true;
+    });
   }
 
   function watch(current, where) {
     ctx.lost = false;
     restarted = false;
     const kernel = current.kernel;
-    kernel.iopubMessage.connect((_, message) => {
-      if (message.header.msg_type === 'shutdown_reply') gone(current, message.content.restart ? 'restarted' : 'dead');
-    });
-    kernel.statusChanged.connect((_, state) => {
-      if (state === 'dead') gone(current, 'dead');
-      else if (['starting', 'restarting', 'autorestarting'].includes(state)) gone(current, 'restarted');
-    });
-    kernel.connectionStatusChanged.connect(async (_, state) => {
+    /** Whether the server went (its kernels with it), or only this kernel: say which, with the way on. */
+    async function which(tries = 0) {
       if (current !== ctx.session || ctx.readyFor !== current || ctx.lost) return;
-      if (state === 'connected' && ui.status.dataset.state === 'connecting') ctx.show('ready', say('waiting'));
-      if (state !== 'connecting') return;
-      ctx.show('connecting', say('retrying', { url: live.serverUrl(where) }));
       const problem = await live.probe(where, say).catch((error) => String(error));
-      if (current !== ctx.session) return;
+      if (current !== ctx.session || ctx.lost) return;
       if (problem) {
         ctx.lost = true;
         await dropSession(false);
         ctx.show('disconnected', say('lost', { why: problem }), ui.recover);
       } else if (!(await live.kernelExists(where, kernel.id).catch(() => true))) {
         gone(current, 'dead');
+      } else if (tries > 0) {
+        setTimeout(() => which(tries - 1), 300); // a kernel being shut down is listed until its process ends
       }
+    }
+    kernel.iopubMessage.connect((_, message) => {
+      if (message.header.msg_type !== 'shutdown_reply') return;
+      if (message.content.restart) gone(current, 'restarted');
+      else setTimeout(() => which(10), 300); // a stopping server shuts its kernels down first
+    });
+    kernel.statusChanged.connect((_, state) => {
+      if (state === 'dead') gone(current, 'dead');
+      else if (state === 'starting') gone(current, 'restarted');
+      else if (['restarting', 'autorestarting'].includes(state)) gone(current, 'restarted', true);
+    });
+    kernel.connectionStatusChanged.connect((_, state) => {
+      if (current !== ctx.session || ctx.readyFor !== current || ctx.lost) return;
+      if (state === 'connected' && ui.status.dataset.state === 'connecting') ctx.show('ready', say('waiting'));
+      if (state !== 'connecting') return;
+      ctx.show('connecting', say('retrying', { url: live.serverUrl(where) }));
+      which();
     });
   }
 

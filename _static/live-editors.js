@@ -53,6 +53,7 @@ live.editors = function editors(ctx, connection, grading) {
       cell.id = `live-${number}`;
       cell.number = number + 1;
       cell.ranSource = cell.original; // the code the output below it comes from
+      cell.hasOutput = Boolean((cell.cellElement.querySelector('.cell_output') || {}).textContent?.trim());
       const input = cell.cellElement.querySelector('.cell_input');
       cell.output = cell.cellElement.querySelector('.cell_output');
       if (!cell.output) {
@@ -137,9 +138,9 @@ live.editors = function editors(ctx, connection, grading) {
     cell.reset.disabled = source === cell.original;
     cell.mark.hidden = cell.reset.disabled;
     cell.cellElement.classList.toggle('live-edited', !cell.reset.disabled);
-    const stale = source !== cell.ranSource && cell.output.textContent.trim() !== '';
+    const stale = source !== cell.ranSource && cell.hasOutput;
     cell.stale.hidden = !stale;
-    cell.output.classList.toggle('live-stale', stale);
+    cell.cellElement.classList.toggle('live-stale', stale);
     ctx.editsChanged();
     return source;
   }
@@ -171,10 +172,11 @@ live.editors = function editors(ctx, connection, grading) {
     }
     const took = Math.round(performance.now() - startedAt);
     cell.ranSource = source;
+    cell.hasOutput = true;
     ctx.lastRun = cell;
     edited(cell);
     explain(cell, reply);
-    live.outputDrawn(cell.output);
+    live.outputDrawn(cell.cellElement);
     cell.note.dataset.ms = String(took);
     cell.note.textContent = reply.status === 'ok' ? say('ran', { ms: took })
       : reply.status === 'error' ? say('raised', { name: reply.ename, ms: took }) : say('unfinished');

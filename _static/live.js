@@ -4,7 +4,8 @@
  * its parts, each a file of _static/ sharing the namespace window.tdsLive, are
  *   live-words.js       what it shows a reader, in the page's language;
  *   live-server.js      where the kernel server is, and what is asked of its REST API;
- *   live-connection.js  thebe (loaded on the click), the tab's kernel and its state, sending code;
+ *   live-thebe.js       thebe, loaded on the click, and what it needs offline;
+ *   live-connection.js  the tab's kernel and its state, sending code;
  *   live-outputs.js     a live output in the page's language, and the event that says it is there;
  *   live-editors.js     the editors and each cell's controls;
  *   live-edits.js       the reader's edits, kept in this browser, and "Download my notebook";
@@ -66,12 +67,14 @@ function liveCells() {
     download: live.button(say('download'), () => live.downloadNotebook(ctx)),
     resetAll: live.button(say('resetAll'), () => resetAll()),
     kept: live.element('p', { class: 'live-kept' }, say('editsKept')),
+    form: live.serverForm(say, () => connection.start(true)),
   };
   ctx.ui = ui;
-  ui.recover.hidden = ui.restart.hidden = ui.rerun.hidden = ui.download.hidden = true;
-  ui.bar.append(ui.launch, ui.recover, ui.restart, ui.rerun, ui.download, ui.resetAll, ui.status, ui.kept);
+  ui.recover.hidden = ui.restart.hidden = ui.rerun.hidden = ui.download.hidden = ui.form.hidden = true;
+  ui.bar.append(ui.launch, ui.recover, ui.restart, ui.rerun, ui.download, ui.resetAll, ui.status, ui.form);
   const heading = document.querySelector('article.bd-article h1');
   (heading || document.querySelector('article.bd-article') || document.body).after(ui.bar);
+  ui.bar.after(ui.kept); // under the bar, not in it: the bar stays in view, this need not
 
   /** The status: one of connecting, ready, busy, restarted, disconnected, what it means, the way on. */
   ctx.show = function show(state, detail, control = null) {
