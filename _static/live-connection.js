@@ -34,7 +34,6 @@ live.connection = function connection(ctx) {
   let running = 0; // requests of this page the kernel has not answered yet: "busy" while any are
   let stopping = null; // {promise, reject}: what the running requests also wait on, rejected when the kernel goes
   let restarted = false; // the kernel restarted from outside and nothing ran since: keep saying so
-  let restartedAt = -Infinity;
   ctx.session = null;
   ctx.readyFor = null; // the session whose kernel has answered
   ctx.lost = false; // the kernel died under us: stay "disconnected" until the reader restarts it
@@ -145,8 +144,10 @@ live.connection = function connection(ctx) {
    */
   function gone(current, how, followed = false) {
     if (current !== ctx.session || ctx.readyFor !== current || ctx.lost) return;
-    if (how === 'restarted' && performance.now() - restartedAt < 5000) return; // the same restart, said twice
-    if (how === 'restarted') restartedAt = performance.now();
+    // a "starting" that follows the restart just handled on this connection is the same restart, said twice
+    if (how === 'starting' && performance.now() - (current.tdsRestartedAt ?? -Infinity) < 5000) return;
+    if (how === 'starting') how = 'restarted';
+    if (how === 'restarted') current.tdsRestartedAt = performance.now();
     if (stopping) stopping.reject(new Error(how));
     stopping = null;
     if (how === 'dead') {
@@ -191,7 +192,7 @@ live.connection = function connection(ctx) {
     });
     kernel.statusChanged.connect((_, state) => {
       if (state === 'dead') gone(current, 'dead');
-      else if (state === 'starting') gone(current, 'restarted');
+      else if (state === 'starting') gone(current, 'starting');
       else if (['restarting', 'autorestarting'].includes(state)) gone(current, 'restarted', true);
     });
     kernel.connectionStatusChanged.connect((_, state) => {
