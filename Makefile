@@ -11,7 +11,7 @@ LIVE_PORT ?= 8899
 LANGS ?=
 export LANGS
 
-.PHONY: setup venv test test-fast book build-book serve live lab bench bench-book measure-setup exercise lint catalogs clean
+.PHONY: setup venv test test-fast book build-book serve live serve-kernel lab bench bench-book measure-setup exercise lint catalogs clean
 
 # tools/mac_wheels.py works around a pip bug with pip's internals: keep pip to the series it was written for.
 $(STAMP): requirements.txt pyproject.toml
@@ -63,6 +63,13 @@ serve:
 # Prints the one URL to open: it carries a fresh token in its fragment. Ctrl-C stops both servers.
 live: build-book
 	$(PY) -m tools.live_server --port $(PORT) --live-port $(LIVE_PORT)
+
+# Only the kernel server, for readers on other machines: on the address KERNEL_HOST of this machine that you
+# choose, for the book's pages served from BOOK_ORIGIN; a fresh token, that origin only (appendix 2).
+KERNEL_HOST ?=
+BOOK_ORIGIN ?=
+serve-kernel: setup
+	$(PY) -m tools.live_server --serve-kernel --host "$(KERNEL_HOST)" --live-port $(LIVE_PORT) --book-origin "$(BOOK_ORIGIN)"
 
 # The chapters in JupyterLab, always opened as notebooks (jupytext) with their MyST rendered
 # (jupyterlab-myst), whatever workspace an earlier run saved: see tools/lab.py. CH=04 opens chapter 4.

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import functools
 import json
 import os
 import re
@@ -28,15 +29,18 @@ import time
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import nbformat
 import pytest
-from book_outputs import HTML, ROOT, book_build  # noqa: F401 (book_build is a fixture)
+from book_outputs import HTML, ROOT, SITE, book_build  # noqa: F401 (book_build is a fixture)
 
 import tools.lab
+from mlx_autodiff.words import words
 from tools.chromium import find_chromium
+from tools.live_server import QuietHandler
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("book_build")]
 browser_test = pytest.mark.browser
@@ -172,11 +176,12 @@ class LivePage:
     """A fresh browser profile on one page; only 127.0.0.1 is reachable; console errors are kept."""
 
     def __init__(self, chromium, url: str, width: int = 1280) -> None:
+        self.words = words("zh_CN" if "/zh_CN/" in url else "en", "page")["live"]
         self.context = chromium.new_context(viewport={"width": width, "height": 900}, accept_downloads=True)
         self.blocked: list[str] = []
         self.requests: list[str] = []
         self.errors: list[tuple[str, str]] = []  # (text, url of the resource it is about)
-        elsewhere = re.compile(r"^(?!http://127\.0\.0\.1:|ws://127\.0\.0\.1:)[a-z]+://.*")
+        elsewhere = re.compile(r"^(?!(http|ws)://127\.0\.0\.\d+:)[a-z]+://.*")  # this machine's loopback only
         self.context.route(elsewhere, self._block)
         self.page = self.context.new_page()
         self.page.on("request", lambda request: self.requests.append(request.url))
@@ -197,8 +202,44 @@ class LivePage:
         self.page.wait_for_function(f"() => ({STATE_JS})() === {json.dumps(state)}", timeout=timeout_s * 1000)
 
     def go_live(self) -> None:
-        self.page.get_by_role("button", name="Run live").click()
+        self.page.get_by_role("button", name=self.words["runLive"]).click()
         self.wait_for_state("ready")
+
+    def data(self) -> dict:
+        """The page's live-cells JSON (tools/live_cells.py)."""
+        return self.page.evaluate("JSON.parse(document.getElementById('live-cells').textContent)")
+
+    def click(self, cell: int | str, button: str) -> str:
+        """Click one of a cell's buttons (a key of the live words) and wait until its note says it ended."""
+        selector = _selector(cell)
+        self.page.locator(selector).locator(".live-controls").get_by_role(
+            "button", name=self.words[button], exact=True).click()
+        self.page.wait_for_function(
+            "s => ['done', 'stopped'].includes(document.querySelector(s + ' .live-note').dataset.state)",
+            arg=selector, timeout=READY_S * 1000)
+        note = self.page.locator(f"{selector} .live-note").inner_text()
+        self.page.evaluate("s => { delete document.querySelector(s + ' .live-note').dataset.state; }",
+                           selector)
+        return note
+
+    def check(self, answer: str, code: str | None = None) -> tuple[bool, str]:
+        """Put `code` (if any) in an answer cell, press its "Run check": (passed, the verdict's words)."""
+        if code is not None:
+            self.set_code(answer, code)
+        self.page.locator(answer).locator(".live-controls").get_by_role(
+            "button", name=self.words["runCheck"]).click()
+        self.page.wait_for_function(
+            "s => /live-(pass|fail)/.test(document.querySelector(s + ' .live-verdict').className)",
+            arg=answer, timeout=READY_S * 1000)
+        verdict = self.page.locator(f"{answer} .live-verdict")
+        passed = "live-pass" in (verdict.get_attribute("class") or "")
+        text = verdict.inner_text()
+        self.page.evaluate("s => { document.querySelector(s + ' .live-verdict').className = 'live-verdict' }",
+                           answer)
+        return passed, text
+
+    def kernel_id(self) -> str:
+        return self.page.evaluate("document.querySelector('[role=status]').dataset.kernel")
 
     def cell_index(self, start: str, whole: bool = False) -> int:
         """The notebook index of the code cell whose book code starts with (or, `whole`, is) `start`."""
@@ -240,6 +281,21 @@ class LivePage:
         self.page.screenshot(path=str(SCREENSHOTS / f"live-{name}.png"))
 
     def close(self) -> None:
+        """Close the tab, and shut down its kernel (a closed tab's kernel would wait for the culler)."""
+        try:
+            self.page.evaluate("""async () => {
+              const tab = JSON.parse(sessionStorage.getItem('live-tab-kernel') || 'null');
+              const server = JSON.parse(sessionStorage.getItem('live-kernel-server') || 'null');
+              if (!tab || !server) return;
+              const url = `http://127.0.0.1:${server.port}/api/sessions/${tab.session}`;
+              const headers = { Authorization: `token ${server.token}` };
+              const listed = await fetch(`http://127.0.0.1:${server.port}/api/sessions`, { headers })
+                .catch(() => null);
+              if (listed && listed.ok && (await listed.json()).some((s) => s.id === tab.session))
+                await fetch(url, { method: 'DELETE', headers });
+            }""")
+        except Exception:  # noqa: BLE001 (a page already gone, or its server stopped: nothing to shut down)
+            pass
         self.context.close()
 
 
@@ -506,26 +562,171 @@ def test_an_exercise_is_checked_on_the_page(live, open_page) -> None:
     check = opened.cell_index("from mlx_autodiff import Module")
     solution = opened.cell_index("def no_effect(model, x, y):")
     opened.go_live()
-    answer = opened.page.locator(".live-answer").first
-    assert "raise NotImplementedError" in answer.locator(".CodeMirror").inner_text()
-    assert opened.run(check, "Run all above").startswith("ran")
-
-    def verdict_after(code: str | None) -> str:
-        if code is not None:
-            opened.set_code(".live-answer", code)
-        answer.get_by_role("button", name="Run check").click()
-        opened.page.wait_for_function(
-            "() => { const v = document.querySelector('.live-answer .live-verdict');"
-            " return !v.hidden && !v.textContent.startsWith('Checking'); }", timeout=READY_S * 1000)
-        return answer.locator(".live-verdict").inner_text()
-
-    assert verdict_after(None).startswith("Not done yet")
+    answer = '.live-answer[data-exercise="ex-04-smoke-test"]'
+    assert "raise NotImplementedError" in opened.page.locator(answer).locator(".CodeMirror").inner_text()
+    assert opened.click(check, "runAllAbove").startswith("ran")
+    assert opened.check(answer)[1].startswith("Not done yet")
     wrong = "def no_effect(model, x, y):\n    return model, []"
     message = "after to_device, the unchanged parameters are ['bias', 'weight'], got []"  # the check's own
-    assert verdict_after(wrong) == f"Fail: AssertionError: {message}"
-    assert verdict_after(opened.code(solution)).startswith("Pass")
-    answer.scroll_into_view_if_needed()
+    assert opened.check(answer, wrong) == (False, f"Fail: AssertionError: {message}")
+    book_solution = opened.cell(solution).locator(".cell_input pre").text_content()
+    passed, verdict = opened.check(answer, book_solution)
+    assert passed and verdict.startswith("Pass"), verdict
+    opened.page.locator(answer).scroll_into_view_if_needed()
     opened.screenshot("exercise")
+    assert not opened.errors, opened.errors
+
+
+def exercise_pages() -> list[str]:
+    """Every built English page with a graded exercise (its live-cells JSON lists one)."""
+    found = []
+    for page in sorted((HTML / "book").glob("*.html")):
+        data = re.search(r'<script type="application/json" id="live-cells">(.*?)</script>',
+                         page.read_text("utf8"))
+        if data and json.loads(data[1])["exercises"]:
+            found.append(f"book/{page.name}")
+    return found
+
+
+@browser_test
+@pytest.mark.parametrize("edition", ["en", "zh_CN"])
+def test_only_the_readers_code_can_pass_an_exercise(live, open_page, edition: str) -> None:
+    """Every exercise of every chapter: after "Run all above", its stub, a blank answer (`pass`) and
+    another cell's code fail; the book's solution (copied from the page) passes. The book's solution
+    cells never run in the reader's kernel: not by "Run all above", a check, or as cells."""
+    pages = exercise_pages()
+    assert len(pages) >= 12, pages
+    failures = []
+    for path in pages:
+        opened = open_page(live.page_url(path).replace("/en/", f"/{edition}/"))
+        data = opened.data()
+        assert not [cell for cell in data["cells"] if "solution" in cell["tags"] and "source" in cell], (
+            f"{path}: a solution's code is in the page's live data")
+        opened.go_live()
+        assert opened.page.locator(".live-cell-{} .CodeMirror".format(
+            next(c["index"] for c in data["cells"] if "solution" in c["tags"]))).count() == 0, (
+            f"{path}: a solution cell became a live editor")
+        other = next(c["index"] for c in data["cells"] if "exercise" not in c
+                     and opened.cell(c["index"]).locator(".CodeMirror").count())
+        unrelated = opened.code(other)
+        for exercise in data["exercises"]:
+            label = exercise["label"]
+            cells = [c for c in data["cells"] if c.get("exercise") == label]
+            check = next(c["index"] for c in cells if "check" in c["tags"])
+            solution = "\n".join(opened.cell(c["index"]).locator(".cell_input pre").text_content()
+                                  for c in cells if "solution" in c["tags"])
+            answer = f'.live-answer[data-exercise="{label}"]'
+            note = opened.click(check, "runAllAbove")
+            if not re.match(r"^(ran|已运行)", note):
+                failures.append(f"{edition} {label}: Run all above: {note}")
+                continue
+            answers = [("stub", None), ("blank", "pass"), ("solution", solution), ("other cell's", unrelated)]
+            for kind, code in answers:
+                passed, verdict = opened.check(answer, code)
+                if passed != (kind == "solution"):
+                    result = "passed" if passed else "failed"
+                    failures.append(f"{edition} {label}: the {kind} answer {result}: {verdict}")
+        assert not opened.errors, (path, opened.errors)
+        opened.close()
+    assert not failures, "\n".join(failures)
+
+
+@browser_test
+def test_after_a_reload_stale_outputs_and_edits_say_so_and_reset_all_undoes_them(live, open_page) -> None:
+    opened = open_page(live.page_url())
+    first = opened.cell_index("model = LinearConfig(4, 1)")
+    graph = opened.cell_index("after_backward", whole=True)
+    opened.go_live()
+    say = opened.words
+    assert opened.page.locator(".live-kept").inner_text() == say["editsKept"]
+    books = {index: opened.code(index) for index in (first, graph)}
+    for index in (first, graph):
+        opened.set_code(index, books[index] + "\n# mine")
+    opened.page.wait_for_timeout(600)  # edits are stored 300 ms after the last key
+    opened.page.reload()
+    opened.wait_for_state("ready")
+    for index in (first, graph):
+        assert opened.code(index) == books[index] + "\n# mine"
+        mark = opened.cell(index).locator(".live-edited-mark")
+        assert mark.inner_text() == say["editedMark"]  # words, not only a colour
+    assert not opened.cell(first).locator(".live-stale-note").is_visible()  # the book shows no output there
+    stale = opened.cell(graph).locator(".live-stale-note")
+    assert stale.is_visible() and stale.inner_text() == say["staleOutput"]
+    assert "live-stale" in (opened.cell(graph).get_attribute("class") or "")  # its output is dimmed too
+    opened.cell(first).scroll_into_view_if_needed()
+    opened.screenshot("stale-after-reload")
+    assert opened.click(graph, "runAllAbove").startswith("ran")
+    assert opened.click(graph, "runCell").startswith("ran")
+    assert not stale.is_visible()  # its output is its code's now
+    opened.set_code(first, books[first] + "\n# mine, again")
+
+    opened.page.once("dialog", lambda dialog: dialog.accept())
+    opened.page.get_by_role("button", name=say["resetAll"]).click()
+    assert [opened.code(index) for index in (first, graph)] == [books[first], books[graph]]
+    assert not opened.cell(graph).locator(".live-edited-mark").is_visible()
+    assert stale.is_visible()  # the output is from the code that ran, which the reset took away
+    assert not opened.page.get_by_role("button", name=say["resetAll"]).is_visible()
+    opened.page.reload()
+    opened.wait_for_state("ready")
+    assert [opened.code(index) for index in (first, graph)] == [books[first], books[graph]]
+    assert not opened.errors, opened.errors
+
+
+@browser_test
+def test_a_name_from_a_cell_above_says_run_the_cells_above_with_the_button_there(live, open_page) -> None:
+    opened = open_page(live.page_url())
+    first = opened.cell_index("model = LinearConfig(4, 1)")
+    opened.go_live()
+    assert opened.click(first, "runCell").startswith("raised NameError")
+    hint = opened.cell(first).locator(".live-hint")
+    assert hint.inner_text().startswith("LinearConfig is not defined in this kernel yet")
+    hint.get_by_role("button", name="Run all above").click()
+    wait_until_done(opened, first)
+    assert not hint.is_visible()
+    assert opened.click(first, "runCell").startswith("ran")
+    assert not opened.errors, opened.errors
+
+
+@browser_test
+def test_the_stepper_survives_a_live_rerun(live, open_page) -> None:
+    opened = open_page(live.page_url("book/05-step-1.html"))
+    stepper = opened.cell_index("from mlx_autodiff.stepper import step_through")
+    opened.go_live()
+    assert opened.click(stepper, "runAllAbove").startswith("ran")
+    for _ in range(2):  # the first run replaces the book's output; the second, its own
+        assert opened.click(stepper, "runCell").startswith("ran")
+        player = opened.cell(stepper).locator(".cell_output .stepper-player")
+        player.wait_for(state="visible", timeout=10_000)
+        assert player.locator(".stepper-position").inner_text().startswith("Step 1 of")
+        player.get_by_role("button", name="Next step").click()
+        assert player.locator(".stepper-position").inner_text().startswith("Step 2 of")
+        assert opened.cell(stepper).locator(".cell_output .stepper-player").count() == 1
+    opened.cell(stepper).scroll_into_view_if_needed()
+    opened.screenshot("stepper-rerun")
+    assert not opened.errors, opened.errors
+
+
+@browser_test
+def test_the_chinese_edition_runs_live_in_chinese(live, open_page) -> None:
+    opened = open_page(live.page_url().replace("/en/", "/zh_CN/"))
+    say = opened.words
+    first = opened.cell_index("model = LinearConfig(4, 1)")
+    opened.go_live()
+    assert opened.status.locator("strong").inner_text() == say["states"]["ready"] == "就绪"
+    assert opened.cell(first).get_by_role("button", name=say["runCell"], exact=True).is_visible()
+    answer = '.live-answer[data-exercise="ex-04-smoke-test"]'
+    title = opened.page.locator(f"{answer} .live-answer-title").inner_text()
+    assert title.startswith("你对") and "4.1" in title, title
+    passed, verdict = opened.check(answer)
+    assert not passed and verdict.startswith("还没完成"), verdict
+    # an output with every edition's words shows the page's language only (mlx_autodiff/editions.py)
+    opened.set_code(first, "from mlx_autodiff.editions import Editions\n"
+                           "Editions({'en': '<p class=\"said\">English</p>',"
+                           " 'zh_CN': '<p class=\"said\">中文</p>'})")
+    assert opened.click(first, "runCell").startswith("运行完毕")
+    output = opened.cell(first).locator(".cell_output")
+    assert output.locator(".said").all_inner_texts() == ["中文"]
+    assert output.locator("template").count() == 0
     assert not opened.errors, opened.errors
 
 
@@ -552,21 +753,105 @@ def test_download_my_notebook_writes_the_edited_cells(live, open_page, tmp_path)
     assert [cell.source for cell in untouched] == [c.source for i, c in enumerate(book.cells) if i != first]
 
 
+def wait_until_done(opened: LivePage, cell: int) -> None:
+    opened.page.wait_for_function(f"() => document.querySelector('.live-cell-{cell} .live-note')"
+                                  ".dataset.state === 'done'", timeout=READY_S * 1000)
+
+
+def kernels(live: MakeLive) -> list[dict]:
+    request = urllib.request.Request(live.kernels + "/api/kernels",
+                                     headers={"Authorization": f"token {live.token}"})
+    with urllib.request.urlopen(request, timeout=30) as answer:
+        return json.loads(answer.read())
+
+
+def kernel_action(live: MakeLive, kernel: str, action: str) -> None:
+    """`restart` or `delete` a kernel through the REST API, as another client or Jupyter's culler does."""
+    path, method = ((f"/api/kernels/{kernel}/restart", "POST") if action == "restart"
+                    else (f"/api/kernels/{kernel}", "DELETE"))
+    request = urllib.request.Request(live.kernels + path, data=b"{}" if method == "POST" else None,
+                                     method=method, headers={"Authorization": f"token {live.token}"})
+    urllib.request.urlopen(request, timeout=60).close()
+
+
 @browser_test
-def test_a_dead_kernel_says_disconnected_and_a_restart_recovers(live, open_page) -> None:
+def test_a_restart_and_a_kill_from_outside_show_on_the_page_with_the_way_on(live, open_page) -> None:
+    opened = open_page(live.page_url())
+    first = opened.cell_index("model = LinearConfig(4, 1)")
+    opened.go_live()
+    opened.set_code(first, "kept = 6 * 7\nprint(kept)")
+    assert opened.click(first, "runCell").startswith("ran")
+
+    kernel_action(live, opened.kernel_id(), "restart")
+    started = time.monotonic()
+    opened.wait_for_state("restarted", 10)
+    took = time.monotonic() - started
+    assert "everything it had defined is gone" in opened.status.inner_text()
+    assert took < 10, took  # the benchmark holds it to 2 s (tools/live_bench.py)
+    opened.screenshot("restarted")
+    rerun = opened.page.get_by_role("button", name=opened.words["rerunAbove"])
+    rerun.click()  # the cells above the one that ran last
+    wait_until_done(opened, first)
+    assert opened.page.locator(f".live-cell-{first} .live-note").inner_text().startswith("ran the")
+    opened.wait_for_state("ready")
+    opened.set_code(first, "print(kept)")
+    assert opened.click(first, "runCell").startswith("raised NameError")  # the state is gone, as it said
+
+    kernel_action(live, opened.kernel_id(), "delete")
+    opened.wait_for_state("disconnected", 10)
+    assert "kernel stopped" in opened.status.inner_text()
+    assert "Restart kernel" in opened.status.inner_text()
+    opened.screenshot("killed")
+    opened.page.get_by_role("button", name="Restart kernel").click()
+    opened.wait_for_state("ready")
+    opened.set_code(first, "print(7 * 6)")
+    assert opened.run(first).startswith("ran")
+    assert "42" in opened.cell(first).locator(".cell_output").inner_text()
+    assert opened.kernel_id() in {kernel["id"] for kernel in kernels(live)}
+    assert not opened.errors, opened.errors
+
+
+@browser_test
+def test_a_kernel_that_dies_mid_cell_says_so_and_a_restart_recovers(live, open_page) -> None:
     opened = open_page(live.page_url())
     first = opened.cell_index("model = LinearConfig(4, 1)")
     opened.go_live()
     opened.set_code(first, "import os\nos._exit(1)")
     opened.cell(first).get_by_role("button", name="Run cell").click()
-    opened.wait_for_state("disconnected", 60)
-    assert "kernel stopped" in opened.status.inner_text()
+    opened.wait_for_state("restarted", 60)  # Jupyter starts a fresh kernel in the dead one's place
+    assert "everything it had defined is gone" in opened.status.inner_text()
+    assert opened.cell(first).locator(".live-note").inner_text() == "did not finish"
     opened.screenshot("dead-kernel")
     opened.page.get_by_role("button", name="Restart kernel").click()
     opened.wait_for_state("ready")
     opened.set_code(first, "print(7 * 6)")
     assert opened.run(first).startswith("ran")
     assert "42" in opened.cell(first).locator(".cell_output").inner_text()
+    assert not opened.errors, opened.errors
+
+
+@browser_test
+def test_reloads_keep_one_kernel_per_tab_and_its_state(live, open_page) -> None:
+    before = {kernel["id"] for kernel in kernels(live)}
+    opened = open_page(live.page_url())
+    first = opened.cell_index("model = LinearConfig(4, 1)")
+    opened.go_live()
+    mine = opened.kernel_id()
+    opened.set_code(first, "survivor = 41 + 1")
+    assert opened.click(first, "runCell").startswith("ran")
+    for _ in range(5):
+        opened.page.reload()
+        opened.wait_for_state("ready")
+    assert opened.kernel_id() == mine
+    assert "before the reload" in opened.status.inner_text()
+    assert [kernel["id"] for kernel in kernels(live) if kernel["id"] not in before] == [mine]
+    opened.set_code(first, "print(survivor)")
+    assert opened.click(first, "runCell").startswith("ran")
+    assert "42" in opened.cell(first).locator(".cell_output").inner_text()
+    # another chapter in the same tab: its kernel replaces this one
+    opened.page.goto(live.page_url("book/05-step-1.html"))
+    opened.go_live()
+    assert [kernel["id"] for kernel in kernels(live) if kernel["id"] not in before] == [opened.kernel_id()]
     assert not opened.errors, opened.errors
 
 
@@ -631,6 +916,176 @@ def test_the_live_controls_work_with_the_keyboard_alone(live, open_page) -> None
     opened.page.wait_for_function(f"() => document.querySelector('.live-cell-{first} .cell_output')"
                                   ".textContent.includes('typed 7')", timeout=READY_S * 1000)
     assert not opened.errors, opened.errors
+
+
+# ----- a kernel server you choose (make serve-kernel) ---------------------------------------------
+
+REMOTE_HOST = "127.0.0.2"  # "remote": another loopback address of this machine, never a real network
+
+
+class ServeKernel:
+    """`python -m tools.live_server --serve-kernel` on REMOTE_HOST, as `make serve-kernel` runs it."""
+
+    def __init__(self, book_origin: str) -> None:
+        self.port = free_port()
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "tools.live_server", "--serve-kernel", "--host", REMOTE_HOST,
+             "--live-port", str(self.port), "--book-origin", book_origin],
+            cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
+        self.output: list[str] = []
+        found: list[str] = []
+
+        def read() -> None:
+            assert self.process.stdout is not None
+            for line in self.process.stdout:
+                self.output.append(line)
+                if "#server=" in line and not found:
+                    found.append(line.strip())
+
+        threading.Thread(target=read, daemon=True).start()
+        deadline = time.monotonic() + READY_S
+        while not found and time.monotonic() < deadline and self.process.poll() is None:
+            time.sleep(0.1)
+        if not found:
+            self.stop()
+            pytest.fail("serve-kernel printed no fragment:\n" + "".join(self.output))
+        self.fragment = found[0]
+        fragment = dict(part.split("=", 1) for part in self.fragment.lstrip("#").split("&"))
+        self.url, self.token = fragment["server"], fragment["token"]
+
+    def get(self, path: str, origin: str | None = None) -> tuple[int, dict[str, str]]:
+        headers = {"Authorization": f"token {self.token}"} | ({"Origin": origin} if origin else {})
+        try:
+            request = urllib.request.Request(self.url + path, headers=headers)
+            with urllib.request.urlopen(request, timeout=30) as answer:
+                return answer.status, dict(answer.headers) | {"body": answer.read().decode()}
+        except urllib.error.HTTPError as error:
+            return error.code, dict(error.headers)
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            os.killpg(self.process.pid, signal.SIGINT)
+            try:
+                self.process.wait(30)
+            except subprocess.TimeoutExpired:
+                os.killpg(self.process.pid, signal.SIGKILL)
+
+
+@pytest.fixture(scope="module")
+def remote(live) -> Iterator[ServeKernel]:
+    with socket.socket() as probe:
+        try:
+            probe.bind((REMOTE_HOST, 0))
+        except OSError:
+            pytest.skip(f"this machine has no loopback address {REMOTE_HOST} (macOS has only 127.0.0.1)")
+    server = ServeKernel(live.book)
+    yield server
+    server.stop()
+
+
+def test_serve_kernel_listens_where_told_with_its_own_token_for_the_books_origin_only(live, remote) -> None:
+    assert remote.url == f"http://{REMOTE_HOST}:{remote.port}" and remote.token != live.token
+    assert listening_addresses(remote.port) in (None, ["0200007F"])
+    status, headers = remote.get("/api/status", origin=live.book)
+    assert status == 200 and headers.get("Access-Control-Allow-Origin") == live.book
+    for stranger in (f"http://localhost:{live.port}", f"http://127.0.0.3:{live.port}", "https://example.org"):
+        assert remote.get("/api/kernels", origin=stranger)[0] >= 400, stranger
+    needle = remote.token.encode()
+    assert not [path for path in HTML.rglob("*") if path.is_file() and needle in path.read_bytes()]
+
+
+@browser_test
+def test_a_page_runs_its_cells_on_a_server_you_choose(live, remote, open_page) -> None:
+    before = json.loads(remote.get("/api/kernels")[1]["body"])
+    opened = open_page(f"{live.book}/en/{CHAPTER}{remote.fragment}")
+    assert "token" not in opened.page.url
+    first = opened.cell_index("model = LinearConfig(4, 1)")
+    opened.go_live()
+    assert remote.url in opened.status.inner_text()
+    opened.set_code(first, "import socket\nprint('far away', 6 * 7)")
+    assert opened.click(first, "runCell").startswith("ran")
+    assert "far away 42" in opened.cell(first).locator(".cell_output").inner_text()
+    kernels_there = json.loads(remote.get("/api/kernels")[1]["body"])
+    assert opened.kernel_id() in {kernel["id"] for kernel in kernels_there}
+    assert len(kernels_there) == len(before) + 1
+    assert not opened.errors, opened.errors
+
+    # no fragment: the page asks for the server in a small form
+    asked = open_page(f"{live.book}/en/{CHAPTER}")
+    asked.page.get_by_role("button", name="Run live").click()
+    asked.wait_for_state("disconnected", 10)
+    form = asked.page.get_by_role("form")
+    form.get_by_label("Server URL").fill(remote.url)
+    form.get_by_label("Token").fill(remote.token)
+    form.get_by_role("button", name="Connect").click()
+    asked.wait_for_state("ready")
+    assert not form.is_visible()
+    assert not asked.errors, asked.errors
+
+
+@browser_test
+def test_a_page_from_another_origin_is_refused_by_the_server_you_chose(live, remote, open_page) -> None:
+    handler = functools.partial(QuietHandler, directory=str(SITE))
+    httpd = ThreadingHTTPServer(("127.0.0.3", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        before = {kernel["id"] for kernel in json.loads(remote.get("/api/kernels")[1]["body"])}
+        stranger = f"http://127.0.0.3:{httpd.server_address[1]}"
+        opened = open_page(f"{stranger}/en/{CHAPTER}{remote.fragment}")
+        opened.page.get_by_role("button", name="Run live").click()
+        opened.wait_for_state("disconnected", 30)
+        assert stranger in opened.status.inner_text() and "allow_origin" in opened.status.inner_text()
+        assert {kernel["id"] for kernel in json.loads(remote.get("/api/kernels")[1]["body"])} == before
+        # the browser reports the refused requests; every console error must be one of those
+        strays = [(text, url) for text, url in opened.errors
+                  if remote.url not in text and remote.url not in url]
+        assert not strays, strays
+    finally:
+        httpd.shutdown()
+        thread.join()
+        httpd.server_close()
+
+
+# ----- the parts of live mode, alone ------------------------------------------------------------
+
+LIVE_PARTS = sorted((ROOT / "_static").glob("live*.js"))
+
+
+def test_live_mode_is_in_small_parts() -> None:
+    sizes = {path.name: len(path.read_text(encoding="utf8").splitlines()) for path in LIVE_PARTS}
+    assert len(sizes) >= 6 and "live.js" in sizes, sizes
+    assert max(sizes.values()) <= 250, sizes
+    scripts = {path.name: len(path.read_text(encoding="utf8").splitlines())
+               for path in (ROOT / "_static").glob("*.js")}
+    assert max(scripts.values()) <= 400, scripts
+
+
+@browser_test
+def test_the_parts_pick_editions_and_fill_words_as_python_does(browser) -> None:
+    from mlx_autodiff.editions import Editions, pick
+
+    context = browser.new_context()
+    page = context.new_page()
+    page.set_content("<html lang='zh-CN'><head></head><body></body></html>")
+    for part in ("live-words.js", "live-outputs.js"):
+        page.add_script_tag(path=str(ROOT / "_static" / part))
+    outputs = [Editions({"en": "<p>Step 1</p>", "zh_CN": "<p>第 1 帧</p>"})._repr_html_(),
+               Editions({"en": "<b>a</b><i>b</i>", "zh_CN": "<b>甲</b>\n<i>乙</i>"})._repr_html_(),
+               "<b>plain</b>", "<svg><text>no editions</text></svg>"]
+    for html in outputs:
+        for language in ("en", "zh_CN", "fr", None):
+            assert page.evaluate("([h, l]) => tdsLive.pick(h, l)", [html, language]) == pick(html, language)
+    assert page.evaluate("tdsLive.pageLanguage()") == "zh_CN"
+    table = words("zh_CN", "page")["live"]
+    said = page.evaluate("""(table) => { const say = tdsLive.words(table);
+      return [say.count('edited', 1), say.count('edited', 3), say('ran', {ms: 7}), say.state('ready')];
+    }""", table)
+    assert said == [table["edited_one"], table["edited_other"].replace("{n}", "3"),
+                    table["ran"].replace("{ms}", "7"), "就绪"]
+    missing = "(t) => { try { tdsLive.words(t)('nothing'); } catch (e) { return e.message; } }"
+    assert "no live word" in page.evaluate(missing, table)
+    context.close()
 
 
 # ----- the built site ------------------------------------------------------------------------

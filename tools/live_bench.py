@@ -8,7 +8,10 @@ kernel's first answer) and each cell's `data-ms` (click on "Run cell" to the
 kernel's reply, outputs drawn). Page weight is every byte a fresh profile
 downloads to show the chapter before "Run live" is clicked, against the same
 page with the live script and style blocked; thebe's bytes are counted before
-and after the click.
+and after the click. A restart through the REST API (as another client or
+Jupyter's culler does) is timed to the page's own clock (`data-restarted-at`,
+when the status turned to "restarted"), and the kernels the server holds are
+counted after five reloads of one tab.
 
 Each row is {name, engine, reference, reference_name, unit, target}; an
 absolute target (under 5 s) is given as the reference with `target` 1.0, so
@@ -19,9 +22,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import socket
 import statistics
 import sys
+import time
+import urllib.request
 from typing import Any
 
 from tools.chromium import ChromiumNotFound, find_chromium
@@ -31,7 +37,10 @@ CHAPTER = "book/04-step-0.html"
 PRINT_CELL = "print(1)"  # typed into the cell that starts with FIRST_CELL
 FIRST_CELL = "model = LinearConfig(4, 1)"
 GRAPH_CELL = "after_backward"  # chapter 4's ad-to_device graph after backward
-READY_TARGET_S, PRINT_TARGET_S, GRAPH_TARGET_S = 5.0, 0.1, 1.0
+READY_TARGET_S, PRINT_TARGET_S, GRAPH_TARGET_S, RESTART_TARGET_S = 5.0, 0.1, 1.0, 2.0
+RELOADS, KERNELS_PER_TAB = 5, 1
+# live mode's own files in _static/ (live.css, live.js and its parts, live-*.js): blocked for the page without
+LIVE_FILES = re.compile(r"/_static/live[\w-]*\.(js|css)$")
 STATE_JS = "() => document.querySelector('[role=status]')?.dataset.state"
 INDEX_JS = """(start) => {  // before "Run live": the book's code is still a <pre>
   for (const cell of document.querySelectorAll('[class*="live-cell-"]')) {
@@ -62,11 +71,11 @@ def unavailable(why: str) -> list[dict[str, Any]]:
 class Counted:
     """A fresh browser profile that adds up the bytes of every response it receives."""
 
-    def __init__(self, browser, block: tuple[str, ...] = ()) -> None:
+    def __init__(self, browser, block: re.Pattern[str] | None = None) -> None:
         self.context = browser.new_context(viewport={"width": 1280, "height": 900})
         self.bytes: dict[str, int] = {}
         if block:
-            self.context.route(lambda url: url.split("?")[0].endswith(block), lambda route: route.abort())
+            self.context.route(lambda url: bool(block.search(url.split("?")[0])), lambda route: route.abort())
         self.page = self.context.new_page()
         self.page.on("requestfinished", self._count)
 
@@ -81,7 +90,7 @@ class Counted:
 def page_weight(browser, url: str) -> tuple[int, int]:
     """Bytes to show the chapter before clicking, with and without the live script and style."""
     weights = []
-    for block in ((), ("/_static/live.js", "/_static/live.css")):
+    for block in (None, LIVE_FILES):
         counted = Counted(browser, block)
         counted.page.goto(url, wait_until="networkidle")
         weights.append(counted.total())
@@ -117,6 +126,38 @@ def cell_round_trips(page, index: int, code: str | None, repeats: int) -> list[f
     return times
 
 
+def kernel_api(servers, path: str, method: str = "GET") -> Any:
+    request = urllib.request.Request(servers.kernels + path, method=method,
+                                     data=b"{}" if method == "POST" else None,
+                                     headers={"Authorization": f"token {servers.token}"})
+    with urllib.request.urlopen(request, timeout=60) as answer:
+        body = answer.read()
+    return json.loads(body) if body else None
+
+
+def restart_seen(page, servers) -> float:
+    """Seconds from a restart through the REST API to the page saying "restarted"."""
+    kernel = page.locator("[role=status]").get_attribute("data-kernel")
+    sent = time.time()
+    kernel_api(servers, f"/api/kernels/{kernel}/restart", "POST")
+    # this restart's time, not an earlier one's: the status says "restarted" until the next run
+    page.wait_for_function("(sent) => Number(document.querySelector('[role=status]').dataset.restartedAt)"
+                           " >= sent", arg=int(sent * 1000), timeout=60_000)
+    return int(page.locator("[role=status]").get_attribute("data-restarted-at")) / 1000 - sent
+
+
+def kernels_after_reloads(browser, servers, url: str) -> int:
+    """The kernels a tab leaves on the server after going live and RELOADS reloads."""
+    before = {kernel["id"] for kernel in kernel_api(servers, "/api/kernels")}
+    counted, _, _, _ = ready_page(browser, url)
+    for _ in range(RELOADS):
+        counted.page.reload()
+        counted.page.wait_for_function(f"() => ({STATE_JS})() === 'ready'", timeout=120_000)
+    left = len([kernel for kernel in kernel_api(servers, "/api/kernels") if kernel["id"] not in before])
+    counted.context.close()
+    return left
+
+
 def measure(chromium: str, quick: bool) -> list[dict[str, Any]]:
     from playwright.sync_api import sync_playwright
 
@@ -140,7 +181,13 @@ def measure(chromium: str, quick: bool) -> list[dict[str, Any]]:
                                f"'.live-cell-{graph} .live-note').textContent)", timeout=120_000)
         graph_times = cell_round_trips(page, graph, None, max(3, repeats // 2))
         print_times = cell_round_trips(page, first, PRINT_CELL, repeats)
+        restart_times = [restart_seen(page, servers)]
+        for _ in range(loads - 1):
+            page.wait_for_function("() => { const s = document.querySelector('[role=status]').dataset;"
+                                   " return Number(s.connectedAt) > Number(s.restartedAt); }", timeout=60_000)
+            restart_times.append(restart_seen(page, servers))
         counted.context.close()
+        left = kernels_after_reloads(browser, servers, url)
         browser.close()
     budget = "the target"
     return [
@@ -151,9 +198,13 @@ def measure(chromium: str, quick: bool) -> list[dict[str, Any]]:
         row("Live cell round trip: the ad-to_device graph (chapter 4)", statistics.median(graph_times),
             GRAPH_TARGET_S, budget, target=1.0),
         row("Page weight before clicking Run live, chapter 4", with_live, without_live,
-            "the same page without live.js and live.css", unit="B", target=1.05),
+            "the same page without live mode's scripts and style", unit="B", target=1.05),
         row("thebe fetched before clicking Run live", max(thebe_before), statistics.median(thebe_after),
             "thebe fetched on the click", unit="B", target=0.0),
+        row("Live: a restart through the REST API, until the page says so", statistics.median(restart_times),
+            RESTART_TARGET_S, budget, target=1.0),
+        row(f"Live: kernels alive after {RELOADS} reloads of one tab", left, KERNELS_PER_TAB,
+            "one kernel per tab", unit="", target=1.0),
     ]
 
 

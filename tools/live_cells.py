@@ -16,10 +16,19 @@ On each page built from a notebook it then
   (class `live-cell-<index>`), and
 - appends one `<script type="application/json" id="live-cells">`: the notebook
   path the kernel starts in (so a cell's relative paths work as in the build),
-  every code cell's index, tags and exercise label, the source of each cell
-  the page does not show (`remove-cell`, `remove-input`: "Run all above" runs
-  them too), and the starting stub of each exercise that has a check (derived
-  by `mlx_autodiff.workbook.fork`, as a forked notebook's stubs are).
+  every code cell's index, tags, exercise label and the names it binds at its
+  top level (so a NameError can say which cell above defines the name), the
+  source of each cell the page does not show (`remove-cell`, `remove-input`:
+  "Run all above" runs them too), and, for each exercise that has a check, the
+  starting stub (derived by `mlx_autodiff.workbook.fork`, as a forked
+  notebook's stubs are) and the names the answer must define.
+
+A check must judge only what the reader wrote, so the book's solutions never
+reach the reader's kernel: a solution cell's source is never in the JSON, and
+live.js neither runs nor edits one. Before it runs the reader's answer, "Run
+check" removes the exercise's `defines` from the kernel (the solution's names
+that the checks read, as the forked notebook's stub names them), so an answer
+that defines nothing leaves them undefined and fails.
 """
 
 from __future__ import annotations
@@ -35,8 +44,9 @@ from sphinx.config import Config
 from sphinx.util import logging
 
 from mlx_autodiff.workbook.chapters import Chapter
-from mlx_autodiff.workbook.convention import CHECK, LABEL_KEY, exercises
+from mlx_autodiff.workbook.convention import CHECK, LABEL_KEY, SOLUTION, Exercise, exercises
 from mlx_autodiff.workbook.fork import forked_notebook
+from mlx_autodiff.workbook.names import bound_names, free_names
 
 logger = logging.getLogger(__name__)
 SPHINX_THEBE = "sphinx_thebe"
@@ -73,6 +83,13 @@ def exercise_stubs(app: Sphinx, docname: str) -> dict[str, str]:
     return stubs
 
 
+def answer_names(notebook: nbformat.NotebookNode, exercise: Exercise) -> list[str]:
+    """The top-level names the exercise's solution binds that its checks read (all it binds if none)."""
+    bound = [name for index in exercise.solution_cells for name in bound_names(notebook.cells[index].source)]
+    read = {name for index in exercise.check_cells for name in free_names(notebook.cells[index].source)}
+    return list(dict.fromkeys(name for name in bound if name in read)) or list(dict.fromkeys(bound))
+
+
 def page_data(app: Sphinx, docname: str, notebook: nbformat.NotebookNode,
               rendered: dict[int, bool]) -> dict[str, Any]:
     """The JSON live.js reads: see the module docstring. `rendered`: {cell index: source shown}."""
@@ -85,15 +102,18 @@ def page_data(app: Sphinx, docname: str, notebook: nbformat.NotebookNode,
         entry: dict[str, Any] = {"index": index, "tags": list(cell.metadata.get("tags", []))}
         if index in owner:
             entry["exercise"] = owner[index]
-        if not rendered.get(index, False):
-            entry["source"] = cell.source  # not on the page: the kernel still needs it
+        elif binds := bound_names(cell.source):
+            entry["binds"] = binds
+        if not rendered.get(index, False) and SOLUTION not in entry["tags"]:
+            entry["source"] = cell.source  # not on the page: "Run all above" still runs it
         cells.append(entry)
     graded = [ex for ex in found if ex.check_cells]
     stubs = exercise_stubs(app, docname) if graded else {}
     return {
         "path": f"{docname}.ipynb",
         "cells": cells,
-        "exercises": [{"label": ex.label, "title": ex.title, "stub": stubs[ex.label]}
+        "exercises": [{"label": ex.label, "title": ex.title, "stub": stubs[ex.label],
+                       "defines": answer_names(notebook, ex)}
                       for ex in graded if ex.label in stubs],
     }
 

@@ -23,12 +23,25 @@ talk to the kernels from a browser.
 
 Ctrl-C (or SIGTERM, or closing the terminal) stops both servers and the kernels;
 nothing is left running.
+
+`make serve-kernel` starts the kernel server alone, for readers on other machines:
+
+    python -m tools.live_server --serve-kernel --host 192.168.1.20 --book-origin https://example.org
+
+It listens on the address the person chooses (a LAN address of this machine), with
+the same rules: a fresh token, and only the book's origin (`--book-origin`, the
+scheme, host and port the book's pages are served from) may use it. It prints the
+fragment a reader adds to any page of the book, `#server=http://<host>:<port>&token=...`
+(or the two values for the page's form). A page on https reaches only an https server
+(browsers block "mixed content"), so over a network this is for a book served over
+http on the same network; a JupyterHub serves https (appendix 2).
 """
 
 from __future__ import annotations
 
 import argparse
 import functools
+import ipaddress
 import os
 import secrets
 import signal
@@ -38,6 +51,7 @@ import tempfile
 import threading
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -54,6 +68,7 @@ START_TIMEOUT_S = 60
 STOP_TIMEOUT_S = 10
 # A kernel whose page was closed has no connection left; the server shuts it down after this long idle.
 IDLE_KERNEL_S = 600
+DEAD_KERNEL_POLL_S = 1.0
 
 
 class BookOriginOnly(PasswordIdentityProvider):
@@ -109,18 +124,18 @@ def book_server(port: int, html: Path) -> ThreadingHTTPServer:
                               ) from error
 
 
-def jupyter_command(live_port: int, book_origin: str) -> list[str]:
-    """The Jupyter server's command line: this machine only, the book's origin only."""
+def jupyter_command(live_port: int, book_origin: str, host: str = HOST) -> list[str]:
+    """The Jupyter server's command line: on `host` (this machine only by default), the book's origin only."""
     command = [
         sys.executable, "-m", "jupyter_server",
-        f"--ServerApp.ip={HOST}",
+        f"--ServerApp.ip={host}",
         f"--ServerApp.port={live_port}",
         "--ServerApp.port_retries=0",  # a taken port is an error, not a silent move elsewhere
         "--ServerApp.open_browser=False",
         f"--ServerApp.root_dir={ROOT}",
         f"--ServerApp.allow_origin={book_origin}",
         "--ServerApp.identity_provider_class=tools.live_server.BookOriginOnly",
-        "--ServerApp.allow_remote_access=False",
+        f"--ServerApp.allow_remote_access={not ipaddress.ip_address(host).is_loopback}",
         "--ServerApp.terminals_enabled=False",
         # only kernels for the pages: no JupyterLab, LSP or terminals behind the kernel port
         "--ServerApp.jpserver_extensions={'jupyterlab': False, 'jupyter_lsp': False, "
@@ -128,6 +143,8 @@ def jupyter_command(live_port: int, book_origin: str) -> list[str]:
         "'jupyterlab_myst': False}",
         f"--MappingKernelManager.cull_idle_timeout={IDLE_KERNEL_S}",
         "--MappingKernelManager.cull_interval=60",
+        # how often Jupyter looks for a dead kernel to restart (default 3 s): the page says so sooner
+        f"--KernelRestarter.time_to_dead={DEAD_KERNEL_POLL_S}",
     ]
     if hasattr(os, "geteuid") and os.geteuid() == 0:
         command.append("--ServerApp.allow_root=True")  # CI runs as root
@@ -163,14 +180,8 @@ def stop(process: subprocess.Popen[bytes]) -> None:
 
 
 @contextmanager
-def live_servers(port: int, live_port: int, html: Path = HTML) -> Iterator[LiveServers]:
-    """Both servers running until the block ends (however it ends); then both are stopped."""
-    if not (html / "index.html").exists():
-        raise LiveServerError(f"no built book in {html}: run `make build-book` first (`make live` does).")
-    edition = first_edition(html)
-    httpd = book_server(port, html)
-    origin = f"http://{HOST}:{httpd.server_address[1]}"
-    token = secrets.token_urlsafe(32)
+def kernel_server(host: str, live_port: int, book_origin: str, token: str) -> Iterator[str]:
+    """The Jupyter server on `host`:`live_port` for pages from `book_origin`, until the block ends."""
     with tempfile.TemporaryDirectory(prefix="live-jupyter-") as scratch:
         scratch_path = Path(scratch)
         env = os.environ | {
@@ -186,31 +197,86 @@ def live_servers(port: int, live_port: int, html: Path = HTML) -> Iterator[LiveS
         with open(log_path, "wb") as log:
             # its own session: a Ctrl-C in the terminal reaches this script, which stops it cleanly
             # (Jupyter itself would stop to ask "Shutdown this Jupyter server (y/[n])?")
-            process = subprocess.Popen(jupyter_command(live_port, origin), cwd=ROOT, env=env, stdout=log,
-                                       stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+            process = subprocess.Popen(jupyter_command(live_port, book_origin, host), cwd=ROOT, env=env,
+                                       stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
                                        start_new_session=True)
-        thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+        url = f"http://{host}:{live_port}"
         try:
-            wait_until_up(f"http://{HOST}:{live_port}", token, process, log_path)
-            thread.start()
-            yield LiveServers(origin, f"http://{HOST}:{live_port}", token, live_port, edition)
+            wait_until_up(url, token, process, log_path)
+            yield url
         finally:
-            if thread.is_alive():
-                httpd.shutdown()
-                thread.join()
-            httpd.server_close()
             stop(process)
+
+
+@contextmanager
+def live_servers(port: int, live_port: int, html: Path = HTML) -> Iterator[LiveServers]:
+    """Both servers running until the block ends (however it ends); then both are stopped."""
+    if not (html / "index.html").exists():
+        raise LiveServerError(f"no built book in {html}: run `make build-book` first (`make live` does).")
+    edition = first_edition(html)
+    httpd = book_server(port, html)
+    origin = f"http://{HOST}:{httpd.server_address[1]}"
+    token = secrets.token_urlsafe(32)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    try:
+        with kernel_server(HOST, live_port, origin, token) as kernels:
+            thread.start()
+            yield LiveServers(origin, kernels, token, live_port, edition)
+    finally:
+        if thread.is_alive():
+            httpd.shutdown()
+            thread.join()
+        httpd.server_close()
+
+
+def origin_of(url: str) -> str:
+    """`url`'s origin (scheme://host[:port]), as a browser sends it; LiveServerError if it has none."""
+    parts = urllib.parse.urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname or parts.path not in ("", "/"):
+        raise LiveServerError(f"--book-origin {url!r} is not an origin: give the scheme, host and port the "
+                              "book's pages come from, e.g. http://192.168.1.20:8000 or https://example.org")
+    return f"{parts.scheme}://{parts.netloc}"
+
+
+def serve_kernel(host: str, live_port: int, book_origin: str, stopping: threading.Event) -> None:
+    """`make serve-kernel`: the kernel server alone on `host`, for the book's pages at `book_origin`."""
+    try:
+        ipaddress.ip_address(host)
+    except ValueError as error:
+        raise LiveServerError(f"--host {host!r} is not an IP address: give one of this machine's addresses "
+                              "(`make serve-kernel KERNEL_HOST=192.168.1.20`)") from error
+    origin, token = origin_of(book_origin), secrets.token_urlsafe(32)
+    with kernel_server(host, live_port, origin, token) as kernels:
+        print(f"Kernels: {kernels}  (Jupyter Server; accepts pages from {origin} only)\n\n"
+              "A reader adds this to the address of any page of the book (keep it to the people you "
+              f"mean; anyone with it runs code on this machine):\n\n    #server={kernels}&token={token}\n\n"
+              f"or types the server URL {kernels} and the token into the page's form. Ctrl-C stops it.",
+              flush=True)
+        stopping.wait()
+        print("\nStopping the Jupyter server and its kernels...", flush=True)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tools.live_server", description=__doc__.splitlines()[0])
     parser.add_argument("--port", type=int, default=8000, help="the book's port (default 8000)")
     parser.add_argument("--live-port", type=int, default=8899, help="the kernel server's port (default 8899)")
+    parser.add_argument("--serve-kernel", action="store_true",
+                        help="only the kernel server, on --host, for the book's pages at --book-origin")
+    parser.add_argument("--host", default="", help="with --serve-kernel: the address to listen on")
+    parser.add_argument("--book-origin", default="",
+                        help="with --serve-kernel: the origin of the book's pages")
     args = parser.parse_args(argv)
     stopping = threading.Event()
     for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
         signal.signal(signum, lambda *_: stopping.set())
     try:
+        if args.serve_kernel:
+            if not args.host or not args.book_origin:
+                raise LiveServerError("serve-kernel needs the address to listen on and the book's origin: "
+                                      "`make serve-kernel KERNEL_HOST=192.168.1.20 BOOK_ORIGIN=http://192.168.1.20:8000`")
+            serve_kernel(args.host, args.live_port, args.book_origin, stopping)
+            print("Stopped.")
+            return 0
         with live_servers(args.port, args.live_port) as servers:
             print(f"Book:    {servers.book}  (this machine only)\n"
                   f"Kernels: {servers.kernels}  (Jupyter Server; accepts pages from {servers.book} only)\n\n"

@@ -1,0 +1,97 @@
+/* Live cells, part "grading": "Run all above" a cell, and "Run check" for an exercise.
+ *
+ * A check judges only what the reader wrote. The book's solution cells never run in the reader's
+ * kernel: "Run all above" runs the chapter's cells above except every exercise's solution and
+ * check cells, and "Run check" first removes from the kernel each name the exercise's answer must
+ * define (`defines`, from tools/live_cells.py), then runs the reader's answer, then the checks.
+ * So a blank answer, a stub, or some other cell's code leaves those names undefined, and fails.
+ */
+(function () {
+'use strict';
+
+const live = (window.tdsLive = window.tdsLive || {});
+
+/** Python that removes `names` from the kernel's globals (run silently: no output, no history). */
+function forget(names) {
+  return `[globals().pop(_tds_name, None) for _tds_name in ${JSON.stringify(names)}]`;
+}
+
+/** `ctx` is live.js's shared state; `connection` talks to the kernel; `cells().run` runs an editor. */
+live.grading = function grading(ctx, connection, cells) {
+  const { say, page } = ctx;
+
+  /** The first line of a cell's code, to name it where the page shows no cell numbers. */
+  const where = (cell) => say('cellStarting', { code: cell.editor.getValue().split('\n')[0].slice(0, 60) });
+
+  /** Run the chapter's cells above `cell`, as the build did (hidden ones too, and past the cells the book
+   * shows raising), but no exercise's cells. */
+  async function runAllAbove(cell) {
+    if (!(await connection.ready())) return;
+    const byIndex = new Map(ctx.cells.filter((c) => !c.answerTo).map((c) => [c.index, c]));
+    const above = page.cells.filter((entry) => entry.index < cell.index && !entry.exercise);
+    cell.note.dataset.state = 'running';
+    cell.note.textContent = say.count('runningAbove', above.length);
+    for (const entry of above) {
+      const target = byIndex.get(entry.index);
+      const reply = target ? await cells().run(target, { quiet: true }) : await executeHidden(entry.source);
+      const meant = reply.status === 'error' && entry.tags.includes('raises-exception'); // the book shows it raise
+      if (reply.status !== 'ok' && !meant) {
+        const which = target ? where(target) : say('hiddenCell');
+        cell.note.textContent = reply.status === 'error'
+          ? say('stoppedRaised', { where: which, name: reply.ename, value: reply.evalue })
+          : say('stoppedUnfinished', { where: which });
+        cell.note.dataset.state = 'stopped';
+        return;
+      }
+    }
+    cell.hint.hidden = true;
+    cell.note.textContent = say.count('ranAbove', above.length);
+    cell.note.dataset.state = 'done';
+  }
+
+  async function executeHidden(code, options = {}) {
+    try {
+      return await connection.execute(null, code, options);
+    } catch {
+      return { status: 'aborted' };
+    }
+  }
+
+  /** Run the reader's answer to `label` (if any), then the exercise's checks; say so under `clicked`. */
+  async function runCheck(label, clicked) {
+    const exercise = page.exercises.find((e) => e.label === label) || { defines: [] };
+    const name = ctx.names.get(label) || label;
+    const answer = ctx.cells.find((c) => c.answerTo === label);
+    const checks = ctx.cells.filter((c) => c.exercise === label && c.tags.includes('check'));
+    const verdict = (text, passed = null) => {
+      for (const c of [answer, ...checks]) if (c) c.verdict.hidden = true;
+      clicked.verdict.hidden = false;
+      clicked.verdict.className = `live-verdict ${passed === null ? '' : passed ? 'live-pass' : 'live-fail'}`;
+      clicked.verdict.textContent = text;
+    };
+    verdict(say('checking'));
+    if (!(await connection.ready())) return verdict(say('noKernel'), false);
+    const forgotten = await executeHidden(forget(exercise.defines), { silent: true });
+    if (forgotten.status !== 'ok') return verdict(say('noKernel'), false);
+    if (answer) {
+      const reply = await cells().run(answer, { quiet: true });
+      if (reply.status === 'aborted') return verdict(say('noKernel'), false);
+      if (reply.status === 'error') {
+        return verdict(reply.ename === 'NotImplementedError' ? say('notDone', { name })
+          : say('answerRaised', { name: reply.ename, value: reply.evalue }), false);
+      }
+    }
+    for (const check of checks) {
+      const reply = await cells().run(check, { quiet: true, source: check.original }); // the book's check, always
+      if (reply.status === 'ok') continue;
+      if (reply.status !== 'error') return verdict(say('kernelStopped'), false);
+      const missing = reply.ename === 'NameError' && (/'(\w+)'/.exec(reply.evalue) || [])[1];
+      return verdict(exercise.defines.includes(missing) ? say('mustDefine', { exercise: name, name: missing })
+        : say('fail', { name: reply.ename, value: reply.evalue }), false);
+    }
+    verdict(say('pass', { name }), true);
+  }
+
+  return { runAllAbove, runCheck };
+};
+})();
