@@ -6,8 +6,8 @@ quotation marks) that is a label of some edition's interface must be one of this
 English prose keeps step with the English interface, the Chinese with the Chinese.
 
 The labels are the short words of the interface: the page scripts' buttons and states
-(mlx_autodiff/words, part "page"; _static/live.js's own table while it has one), the explorer's
-form, myst-nb's hidden-cell button and the exercise download link.
+(mlx_autodiff/words, part "page"), the explorer's form, myst-nb's hidden-cell button and the
+exercise download link (part "download").
 """
 
 from __future__ import annotations
@@ -19,8 +19,6 @@ import pytest
 from book_outputs import ROOT, SITE, book_build, toc_pages  # noqa: F401 (book_build is a fixture)
 
 from mlx_autodiff.words import PLACEHOLDER, languages, words
-from tools.book_languages import LANGUAGES
-from tools.exercise_downloads import DOWNLOAD_WORDS
 
 MAX_LABEL_WORDS = 4
 """A label is short: a button, a status, a form's field (a sentence is a message, not a label)."""
@@ -38,22 +36,13 @@ def short_texts(table: object) -> set[str]:
     return {text} if text and not text.endswith((".", "。")) else set()
 
 
-def live_script_labels(tag: str) -> set[str]:
-    """The plain-string labels of _static/live.js's own table of `tag` ("en", "zh-CN"), if it has one."""
-    script = (ROOT / "_static" / "live.js").read_text(encoding="utf8")
-    block = re.search(r"(?:^|\n)\s*'?" + re.escape(tag) + r"'?: \{(.*?)\n  \},?", script, re.S)
-    if block is None:
-        return set()
-    return short_texts([match[1] for match in re.finditer(r"\w+: '((?:[^'\\]|\\.)*)'", block[1])])
-
-
 def labels(language: str) -> set[str]:
     explorer = words(language, "explorer")
     form = [explorer[key] for key in ("built_on", "read_first", "relocation", "plain", "yes", "no",
                                       "whole_message")] + list(explorer["relocations"].values())
     found = short_texts(words(language, "page")) | short_texts(form)
     found |= short_texts(words(language, "notebook"))
-    found |= live_script_labels(LANGUAGES[language].tag) | short_texts(DOWNLOAD_WORDS[language].link)
+    found |= short_texts(words(language, "download")["link"])
     return found
 
 
@@ -128,7 +117,7 @@ def quoted(language: str, docname: str) -> list[str]:
 def test_the_labels_differ_between_the_editions() -> None:
     """The test has something to find: labels of one edition that the other does not show."""
     assert {"Run live", "ready", "Next step", "Built on"} <= LABELS["en"] - LABELS["zh_CN"]
-    assert {"实时运行", "就绪", "下一步", "建在哪里"} <= LABELS["zh_CN"] - LABELS["en"]
+    assert {"实时运行", "就绪", "下一帧", "建在哪里"} <= LABELS["zh_CN"] - LABELS["en"]
 
 
 def test_the_page_reader_finds_quoted_labels() -> None:
