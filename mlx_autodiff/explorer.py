@@ -259,6 +259,12 @@ def _select(ident: str, name: str, label: str, options: Sequence[tuple[str, str]
     )
 
 
+def relocation_words(found: Answer, words: Words) -> str:
+    """How the answer's model was moved, as the form offers it in `words`' language."""
+    moved = next(r for r in RELOCATIONS if r.choice == found.relocation)
+    return words.relocation_label(moved.choice, moved.written)
+
+
 def _form(answers: Sequence[Answer], words: Words) -> str:
     built_on, read_first, relocation = DEFAULT
     controls = [
@@ -267,7 +273,7 @@ def _form(answers: Sequence[Answer], words: Words) -> str:
         _select("explorer-read-first", "read_first", words.read_first,
                 [(YES_NO[True], words.yes), (YES_NO[False], words.no)], YES_NO[read_first]),
         _select("explorer-relocation", "relocation", words.relocation,
-                [(r.choice, words.relocations[r.choice]) for r in RELOCATIONS], relocation),
+                [(r.choice, words.relocation_label(r.choice, r.written)) for r in RELOCATIONS], relocation),
     ]
     order = {name: index for index, name in enumerate(SCENARIOS)}  # chapter 8's order
     methods = sorted((found for found in answers if found.name in order), key=lambda found: order[found.name])
@@ -340,7 +346,8 @@ def _row(found: Answer, folder: str, words: Words) -> str:
     article = f"<strong>{escape(found.name)}</strong>" if found.article else ""
     read_first = words.yes if found.read_first else words.no
     return (
-        f"<tr><td>{escape(read_first)}</td><td>{escape(words.relocations[found.relocation])}</td><td>{article}</td>"
+        f"<tr><td>{escape(read_first)}</td><td>{escape(relocation_words(found, words))}</td>"
+        f"<td>{article}</td>"
         f"<td>{flag}</td><td>{grads}</td>"
         f'<td>{ends}<br><span class="explorer-links">{", ".join(pictures)}</span></td></tr>'
     )

@@ -56,10 +56,22 @@ class Words:
     outcome: str  # {outcome} {meaning}
     meanings: dict[str, str]  # what each of scenarios.OUTCOMES means, in this language
     relocations: dict[str, str]  # each `scenarios.Relocation.choice` as the form offers it
+    sequence_first: str  # {move}: the first move of a relocation `relocations` has no words for
+    sequence_next: str  # {move}: each move after it
     lazy_origin: str  # {built_on}: a combination's label, for a model never read before moving
     moved_label: str  # {origin} {written}
     unmoved_label: str  # {origin}
     labels: dict[str, str]  # the methods' labels that have words of their own (the part "labels")
+
+    def relocation_label(self, choice: str, written: str) -> str:
+        """A relocation as the form offers it (`combinations.Relocation`'s `choice` and `written`):
+        its own words, or, for a method added since that no words file names yet, its moves in this
+        language's order."""
+        if choice in self.relocations or not written:
+            return self.relocations.get(choice, choice)
+        first, *rest = written.split(".")
+        return self.sequence_first.format(move=first) + "".join(
+            self.sequence_next.format(move=move) for move in rest)
 
     @staticmethod
     def of(language: str) -> Words:

@@ -20,6 +20,8 @@ from pathlib import Path
 
 import pytest
 
+from mlx_autodiff.explorer_words import WORDS
+
 ROOT = Path(__file__).resolve().parents[1]
 EIGHTH = "ad-to_device-no_grad"
 MOVED = "to_device then no_grad()"
@@ -97,4 +99,6 @@ def test_no_page_calls_it_the_articles(eighth: dict) -> None:
         picks = re.findall(r'<button type="button" data-key="[^"]*">([^<]*)</button>', html)
         assert picks == [*eighth["from_article"], EIGHTH], f"{language}: the new method has its own button"
         assert html.count("<strong>") == 7, f"{language}: the tables mark only the article's seven"
-        assert f"<td>{MOVED}</td>" in html, f"{language}: its combinations are in the tables"
+        shown = WORDS[language].relocation_label(MOVED, "to_device.no_grad()")
+        assert f"<td>{escape(shown)}</td>" in html, f"{language}: its combinations are in the tables"
+        assert f'<option value="{MOVED}">{escape(shown)}</option>' in html, f"{language}: and in the form"
