@@ -297,7 +297,8 @@ def test_a_permalink_opens_the_same_frame(visit, language: str) -> None:
     assert not again.console_errors() and not linked.console_errors()
 
 
-@pytest.mark.parametrize("asked, shown", [("999", 22), ("-3", 1), ("abc", 1), ("2.5", 1), ("0x3", 1), ("0", 1)])
+@pytest.mark.parametrize("asked, shown",
+                         [("999", 22), ("-3", 1), ("abc", 1), ("2.5", 1), ("0x3", 1), ("0", 1)])
 def test_a_permalink_with_a_frame_the_pass_has_not_opens_the_nearest_and_says_so_in_the_url(
         visit, asked: str, shown: int) -> None:
     first = visit("book/04-step-0.html", WIDE, "en")
