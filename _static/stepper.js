@@ -350,8 +350,12 @@
 
     list.open = false;
     panel.hidden = false;
-    var asked = Number(new URLSearchParams(location.search).get(parameter));
+    // the permalink's frame: a whole number from 1 (else the first frame; past the end, the last);
+    // a URL that asked for another one is corrected to the frame shown
+    var given = new URLSearchParams(location.search).get(parameter);
+    var asked = given !== null && /^\s*\d+\s*$/.test(given) ? Number(given) : 0;
     show(asked >= 1 ? asked - 1 : 0, false);
+    if (given !== null && given !== String(current + 1)) permalink();
     if (asked >= 1 && !location.hash) root.scrollIntoView({ block: "start" });
   }
 

@@ -297,6 +297,19 @@ def test_a_permalink_opens_the_same_frame(visit, language: str) -> None:
     assert not again.console_errors() and not linked.console_errors()
 
 
+@pytest.mark.parametrize("asked, shown",
+                         [("999", 22), ("-3", 1), ("abc", 1), ("2.5", 1), ("0x3", 1), ("0", 1)])
+def test_a_permalink_with_a_frame_the_pass_has_not_opens_the_nearest_and_says_so_in_the_url(
+        visit, asked: str, shown: int) -> None:
+    first = visit("book/04-step-0.html", WIDE, "en")
+    data = page_data(steppers(first.page)[0])
+    assert len(data["frames"]) == 22
+    opened = visit(f"book/04-step-0.html?frame-{data['graph']}={asked}", WIDE, "en")
+    check_frame(steppers(opened.page)[0], data, shown - 1)
+    assert f"frame-{data['graph']}={shown}" in opened.page.url
+    assert not opened.console_errors()
+
+
 @pytest.mark.parametrize("language", EDITIONS)
 def test_predict_mode_accepts_the_right_node_and_explains_a_wrong_one(visit, language: str) -> None:
     opened = visit("book/05-step-1.html", WIDE, language)
