@@ -48,6 +48,20 @@
     }
   }
 
+  function kept(all, page) {
+    // one chapter's answers, each {right, answer}; anything else (an older book's, or a hand-edited
+    // store) is left out, so that one odd entry cannot stop the page's questions
+    var chapter = all && typeof all === "object" && !Array.isArray(all) ? all[page] : null;
+    var good = {};
+    if (!chapter || typeof chapter !== "object" || Array.isArray(chapter)) return good;
+    Object.keys(chapter).forEach(function (id) {
+      var entry = chapter[id];
+      if (entry && typeof entry === "object" && typeof entry.right === "boolean"
+          && (typeof entry.answer === "string" || Array.isArray(entry.answer))) good[id] = entry;
+    });
+    return good;
+  }
+
   function save(all) {
     try {
       window.localStorage.setItem(STORE, JSON.stringify(all));
@@ -158,7 +172,8 @@
 
     function remember(right, chosen) {
       var all = load();
-      all[page] = all[page] || {};
+      if (!all || typeof all !== "object" || Array.isArray(all)) all = {};
+      if (!all[page] || typeof all[page] !== "object" || Array.isArray(all[page])) all[page] = {};
       all[page][id] = { right: right, answer: chosen };
       save(all);
       book.tally();
@@ -221,7 +236,7 @@
     }
 
     function restore(kept) {
-      if (!kept) return;
+      if (!kept || (kind === "order") !== Array.isArray(kept.answer)) return; // none, or another kind's
       if (kind === "order") {
         place(kept.answer);
         showOrder();
@@ -241,7 +256,7 @@
     }
 
     actions.hidden = false;
-    restore((load()[page] || {})[id]);
+    restore(kept(load(), page)[id]);
     return { reset: reset, page: page, id: id };
   }
 
@@ -254,8 +269,8 @@
     function tally() {
       var all = load();
       questions.forEach(function (question) {
-        var kept = all[question.page] || {};
-        var right = questions.filter(function (q) { return q.page === question.page && (kept[q.id] || {}).right; });
+        var mine = kept(all, question.page);
+        var right = questions.filter(function (q) { return q.page === question.page && (mine[q.id] || {}).right; });
         var total = questions.filter(function (q) { return q.page === question.page; }).length;
         question.progress.textContent = say("progress", { k: right.length, n: total });
       });
@@ -266,6 +281,7 @@
       var button = clear.cloneNode(true);
       button.addEventListener("click", function () {
         var all = load();
+        if (!all || typeof all !== "object" || Array.isArray(all)) all = {};
         delete all[question.page];
         save(all);
         questions.forEach(function (q) { q.api.reset(); });
@@ -282,8 +298,8 @@
     function show() {
       var all = load();
       list.querySelectorAll(".question-score").forEach(function (score) {
-        var kept = all[score.dataset.page] || {};
-        var right = Object.keys(kept).filter(function (key) { return kept[key].right; }).length;
+        var mine = kept(all, score.dataset.page);
+        var right = Object.keys(mine).filter(function (key) { return mine[key].right; }).length;
         score.textContent = say("landing_progress", { k: right, n: Number(score.dataset.total) });
       });
     }
