@@ -192,6 +192,14 @@
       remember(showChoice(picked.value), picked.value);
     });
 
+    // a new choice or a move is not checked yet: the verdict and marks of the last check go
+    root.addEventListener("change", function (event) {
+      if (event.target.matches("input[type=radio]")) {
+        clearMarks();
+        status.replaceChildren();
+      }
+    });
+
     function place(keys) {
       keys.forEach(function (key) {
         var item = order.querySelector('li[data-key="' + CSS.escape(key) + '"]');
@@ -225,6 +233,7 @@
         var sibling = up ? item.previousElementSibling : item.nextElementSibling;
         if (!sibling) return;
         order.insertBefore(item, up ? sibling : sibling.nextElementSibling);
+        clearMarks();
         labelMoves();
         var again = item.querySelector('[data-move="' + button.dataset.move + '"]');
         (again.getAttribute("aria-disabled") === "true" ? item.querySelector("button:not([aria-disabled=true])")

@@ -302,6 +302,28 @@ def test_progress_survives_a_reload_shows_on_the_landing_page_and_clears(visit, 
 @pytest.mark.browser
 @pytest.mark.slow
 @pytest.mark.usefixtures("book_build")
+@pytest.mark.parametrize("language", EDITIONS)
+def test_a_new_choice_or_move_takes_away_the_last_checks_verdict(visit, language: str) -> None:
+    opened = visit("book/04-step-0.html", WIDE, language)
+    choice = opened.page.locator('div.question[data-kind="choice"]').first
+    right = json.loads(choice.get_attribute("data-answer"))
+    choice.locator(f'input[value="{right}"]').check()
+    choice.locator(".question-check").click()
+    assert choice.locator(".question-status .question-is-right").count() == 1
+    choice.locator(f'input:not([value="{right}"])').first.check()
+    assert choice.locator(".question-status").inner_text().strip() == ""
+    assert choice.locator(".question-mark").count() == 0
+    order = opened.page.locator('div.question[data-kind="order"]').first
+    order.locator(".question-check").click()
+    assert order.locator(".question-mark").count() > 0
+    order.locator('button[data-move="down"]').first.click()
+    assert order.locator(".question-mark").count() == 0
+    assert opened.console_errors() == []
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+@pytest.mark.usefixtures("book_build")
 @pytest.mark.parametrize("stored", [
     {"book/04-step-0": {"walk-order": {"right": False, "answer": "a"}}},  # an ordering kept as a choice
     {"book/04-step-0": {"step0-count": None}},
