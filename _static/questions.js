@@ -22,7 +22,8 @@
  * What it does: shows the Check button and the move buttons; on Check, puts the chosen choice's own
  * explanation (a copy of its .question-feedback) in the live region and marks the choice right or
  * not right, in words as well as colour; for an ordering, says how many items are in their place
- * and why each misplaced one goes elsewhere. Each answer is kept in localStorage under
+ * and why each misplaced one goes elsewhere; a new choice or a move takes that verdict away until the
+ * next Check. Each answer is kept in localStorage under
  * "tds-questions" ({docname: {id: {right, answer}}}), shared by both editions; a reload shows the
  * answers again, "Clear my progress" forgets this chapter's, the landing page shows each chapter's
  * score. Nothing a reader did is sent anywhere.
