@@ -22,7 +22,8 @@
  * What it does: shows the Check button and the move buttons; on Check, puts the chosen choice's own
  * explanation (a copy of its .question-feedback) in the live region and marks the choice right or
  * not right, in words as well as colour; for an ordering, says how many items are in their place
- * and why each misplaced one goes elsewhere. Each answer is kept in localStorage under
+ * and why each misplaced one goes elsewhere; a new choice or a move takes that verdict away until the
+ * next Check. Each answer is kept in localStorage under
  * "tds-questions" ({docname: {id: {right, answer}}}), shared by both editions; a reload shows the
  * answers again, "Clear my progress" forgets this chapter's, the landing page shows each chapter's
  * score. Nothing a reader did is sent anywhere.
@@ -46,6 +47,20 @@
     } catch (error) {
       return {}; // storage refused (private mode) or unreadable: start with nothing, keep going
     }
+  }
+
+  function kept(all, page) {
+    // one chapter's answers, each {right, answer}; anything else (an older book's, or a hand-edited
+    // store) is left out, so that one odd entry cannot stop the page's questions
+    var chapter = all && typeof all === "object" && !Array.isArray(all) ? all[page] : null;
+    var good = {};
+    if (!chapter || typeof chapter !== "object" || Array.isArray(chapter)) return good;
+    Object.keys(chapter).forEach(function (id) {
+      var entry = chapter[id];
+      if (entry && typeof entry === "object" && typeof entry.right === "boolean"
+          && (typeof entry.answer === "string" || Array.isArray(entry.answer))) good[id] = entry;
+    });
+    return good;
   }
 
   function save(all) {
@@ -158,7 +173,8 @@
 
     function remember(right, chosen) {
       var all = load();
-      all[page] = all[page] || {};
+      if (!all || typeof all !== "object" || Array.isArray(all)) all = {};
+      if (!all[page] || typeof all[page] !== "object" || Array.isArray(all[page])) all[page] = {};
       all[page][id] = { right: right, answer: chosen };
       save(all);
       book.tally();
@@ -175,6 +191,14 @@
         return;
       }
       remember(showChoice(picked.value), picked.value);
+    });
+
+    // a new choice or a move is not checked yet: the verdict and marks of the last check go
+    root.addEventListener("change", function (event) {
+      if (event.target.matches("input[type=radio]")) {
+        clearMarks();
+        status.replaceChildren();
+      }
     });
 
     function place(keys) {
@@ -210,6 +234,7 @@
         var sibling = up ? item.previousElementSibling : item.nextElementSibling;
         if (!sibling) return;
         order.insertBefore(item, up ? sibling : sibling.nextElementSibling);
+        clearMarks();
         labelMoves();
         var again = item.querySelector('[data-move="' + button.dataset.move + '"]');
         (again.getAttribute("aria-disabled") === "true" ? item.querySelector("button:not([aria-disabled=true])")
@@ -221,7 +246,7 @@
     }
 
     function restore(kept) {
-      if (!kept) return;
+      if (!kept || (kind === "order") !== Array.isArray(kept.answer)) return; // none, or another kind's
       if (kind === "order") {
         place(kept.answer);
         showOrder();
@@ -241,7 +266,7 @@
     }
 
     actions.hidden = false;
-    restore((load()[page] || {})[id]);
+    restore(kept(load(), page)[id]);
     return { reset: reset, page: page, id: id };
   }
 
@@ -254,8 +279,8 @@
     function tally() {
       var all = load();
       questions.forEach(function (question) {
-        var kept = all[question.page] || {};
-        var right = questions.filter(function (q) { return q.page === question.page && (kept[q.id] || {}).right; });
+        var mine = kept(all, question.page);
+        var right = questions.filter(function (q) { return q.page === question.page && (mine[q.id] || {}).right; });
         var total = questions.filter(function (q) { return q.page === question.page; }).length;
         question.progress.textContent = say("progress", { k: right.length, n: total });
       });
@@ -266,6 +291,7 @@
       var button = clear.cloneNode(true);
       button.addEventListener("click", function () {
         var all = load();
+        if (!all || typeof all !== "object" || Array.isArray(all)) all = {};
         delete all[question.page];
         save(all);
         questions.forEach(function (q) { q.api.reset(); });
@@ -282,8 +308,8 @@
     function show() {
       var all = load();
       list.querySelectorAll(".question-score").forEach(function (score) {
-        var kept = all[score.dataset.page] || {};
-        var right = Object.keys(kept).filter(function (key) { return kept[key].right; }).length;
+        var mine = kept(all, score.dataset.page);
+        var right = Object.keys(mine).filter(function (key) { return mine[key].right; }).length;
         score.textContent = say("landing_progress", { k: right, n: Number(score.dataset.total) });
       });
     }

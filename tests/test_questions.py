@@ -302,6 +302,53 @@ def test_progress_survives_a_reload_shows_on_the_landing_page_and_clears(visit, 
 @pytest.mark.browser
 @pytest.mark.slow
 @pytest.mark.usefixtures("book_build")
+@pytest.mark.parametrize("language", EDITIONS)
+def test_a_new_choice_or_move_takes_away_the_last_checks_verdict(visit, language: str) -> None:
+    opened = visit("book/04-step-0.html", WIDE, language)
+    choice = opened.page.locator('div.question[data-kind="choice"]').first
+    right = json.loads(choice.get_attribute("data-answer"))
+    choice.locator(f'input[value="{right}"]').check()
+    choice.locator(".question-check").click()
+    assert choice.locator(".question-status .question-is-right").count() == 1
+    choice.locator(f'input:not([value="{right}"])').first.check()
+    assert choice.locator(".question-status").inner_text().strip() == ""
+    assert choice.locator(".question-mark").count() == 0
+    order = opened.page.locator('div.question[data-kind="order"]').first
+    order.locator(".question-check").click()
+    assert order.locator(".question-mark").count() > 0
+    order.locator('button[data-move="down"]').first.click()
+    assert order.locator(".question-mark").count() == 0
+    assert opened.console_errors() == []
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+@pytest.mark.usefixtures("book_build")
+@pytest.mark.parametrize("stored", [
+    {"book/04-step-0": {"walk-order": {"right": False, "answer": "a"}}},  # an ordering kept as a choice
+    {"book/04-step-0": {"step0-count": None}},
+    {"book/04-step-0": "x"},
+    [1, 2],
+], ids=["other kind", "null answer", "chapter not an object", "store not an object"])
+def test_an_odd_stored_answer_is_ignored_and_the_questions_still_work(visit, stored) -> None:
+    opened = visit("book/04-step-0.html", WIDE, "en")
+    page = opened.page
+    page.evaluate("(value) => localStorage.setItem('tds-questions', value)", json.dumps(stored))
+    page.reload()
+    last = page.locator("div.question").last
+    right = json.loads(last.get_attribute("data-answer"))
+    last.locator(f'input[value="{right}"]').check()
+    last.locator(".question-check").click()
+    assert last.locator(".question-status .question-is-right").count() == 1
+    page.goto(page.url.replace("book/04-step-0.html", "book/index.html"))
+    assert page.locator('.question-score[data-page="book/04-step-0"]').inner_text() == \
+        said("en")["landing_progress"].format(k=1, n=len(source_questions("book/04-step-0")))
+    assert opened.console_errors() == []
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+@pytest.mark.usefixtures("book_build")
 @pytest.mark.parametrize("width", [WIDE, NARROW], ids=["desktop", "phone"])
 @pytest.mark.parametrize("language", EDITIONS)
 def test_answered_questions_have_no_serious_accessibility_violation(visit, language: str, width: int) -> None:
