@@ -36,8 +36,8 @@ from mlx_autodiff import (
     Reduction,
     Tensor,
 )
-from mlx_autodiff.node import Node
 from mlx_autodiff.methods import EXTRA_SCENARIOS, SCENARIOS, Move, Scenario, initialized
+from mlx_autodiff.node import Node
 from mlx_autodiff.scenarios import run
 from mlx_autodiff.tape import record_backward
 
