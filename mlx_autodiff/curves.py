@@ -190,18 +190,20 @@ def _in_every_language(draw: Callable[[], CurveFigure]) -> CurveFigure:
     return fig
 
 
-def loss_curve(record: RunRecord) -> Figure:
-    """One run's loss per step, labelled with the gradient counts and the error if any."""
-    return _in_every_language(lambda: _loss_curve(record))
+def loss_curve(record: RunRecord, label: Callable[[], str] | None = None) -> Figure:
+    """One run's loss per step, labelled with the gradient counts and the error if any; titled with
+    `label()` in the language being drawn (the explorer's combinations name themselves), else the
+    method's label."""
+    return _in_every_language(lambda: _loss_curve(record, (label or (lambda: method_label(record)))()))
 
 
-def _loss_curve(record: RunRecord) -> CurveFigure:
-    text = TextAlternative(_w("loss_title", label=method_label(record)), describe(record))
+def _loss_curve(record: RunRecord, title: str) -> CurveFigure:
+    text = TextAlternative(_w("loss_title", label=title), describe(record))
     fig = _new_figure(6.4, 3.6, text)
     ax = fig.add_subplot()
     _draw(ax, record, OUTCOME_COLOURS[record.outcome], compact=False)
     _show_steps(ax, _last_step(record))
-    ax.set_title(method_label(record))
+    ax.set_title(title)
     ax.set_xlabel(_w("x_axis"))
     ax.set_ylabel(_w("y_axis"))
     if not record.steps:

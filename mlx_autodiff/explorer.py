@@ -27,17 +27,17 @@ import os
 import sys
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from html import escape
 from pathlib import Path
 
 from .combinations import BUILT_ON, COMBINATIONS, RELOCATIONS
-from .curves import OUTCOME_COLOURS, describe, inline_svg, loss_curve, method_label
+from .curves import OUTCOME_COLOURS, describe, inline_svg, loss_curve
 from .explained import explained
-from .explorer_words import ENGLISH, Words
+from .explorer_words import ENGLISH, WORDS, Words
 from .methods import SCENARIOS, BuiltOn
 from .scenarios import RunRecord, run_isolated
-from .words import SOURCE_LANGUAGE, languages, speaking, word
+from .words import SOURCE_LANGUAGE, languages, speaking, spoken, word
 
 Choice = tuple[BuiltOn, bool, str]
 """What the form's three controls say: built on, read before moving, `Relocation.choice`."""
@@ -106,7 +106,7 @@ def answer(choice: Choice, record: RunRecord) -> Answer:
     article = COMBINATIONS[choice].from_article
     graph = next((s.graph for s in record.snapshots if s.step == 0 and s.phase == "after"), None)
     error = record.error
-    return Answer(
+    found = Answer(
         key=key(choice),
         built_on=choice[0],
         read_first=choice[1],
@@ -125,16 +125,19 @@ def answer(choice: Choice, record: RunRecord) -> Answer:
         graph_alt="" if graph is None else f"{graph.title}: {graph.description}",
         curve=f"{record.name}-loss.svg",
         curve_alt=f"Loss per step: {record.label}: {describe(record)}",
-        translations={code: _alternatives(record, code) for code in languages() if code != SOURCE_LANGUAGE},
+        translations={},
     )
+    others = [code for code in languages() if code != SOURCE_LANGUAGE]
+    return replace(found, translations={code: _alternatives(found, record, code) for code in others})
 
 
-def _alternatives(record: RunRecord, language: str) -> dict[str, str]:
+def _alternatives(found: Answer, record: RunRecord, language: str) -> dict[str, str]:
     """The pictures' text alternatives in `language`."""
     graph = next((s.graph for s in record.snapshots if s.step == 0 and s.phase == "after"), None)
     drawn = None if graph is None else graph.drawing(language)
     with speaking(language):
-        curve = f"{word('curves', 'loss_title', label=method_label(record))}: {describe(record)}"
+        title = word("curves", "loss_title", label=label_words(found, WORDS[language]))
+        curve = f"{title}: {describe(record)}"
     return {"graph_alt": "" if drawn is None else f"{drawn.title}: {drawn.description}", "curve_alt": curve}
 
 
@@ -190,7 +193,8 @@ def write(records: Sequence[RunRecord], folder: Path) -> list[Answer]:
     for choice, record in zip(COMBINATIONS, records, strict=True):
         found = answer(choice, record)
         graph = next((s.graph for s in record.snapshots if s.step == 0 and s.phase == "after"), None)
-        curve = inline_svg(loss_curve(record))
+        titled = lambda found=found: label_words(found, WORDS[spoken()])  # noqa: E731 (in each language)
+        curve = inline_svg(loss_curve(record, label=titled))
         for code in languages():
             where = Path(picture_folder(str(folder), code))
             where.mkdir(parents=True, exist_ok=True)
