@@ -118,10 +118,11 @@ def exercises(nb: nbformat.NotebookNode, chapter: str) -> list[Exercise]:
         label = entry["label"]
         found[label] = Exercise(chapter, label, entry["title"], number=entry.get("number", ""))
     current: str | None = None
+    declared: set[str] = set()  # labels an {exercise} directive gave (a chapter may list them above too)
     for index, cell in enumerate(nb.cells):
         if cell.cell_type == "markdown":
             for directive in directives(cell.source):
-                current = _label_of(directive, current, found, chapter)
+                current = _label_of(directive, current, found, chapter, declared)
             continue
         kinds = [tag for tag in (SOLUTION, CHECK) if tag in tags(cell)]
         if cell.cell_type != "code" or not kinds:
@@ -138,18 +139,20 @@ def exercises(nb: nbformat.NotebookNode, chapter: str) -> list[Exercise]:
 
 
 def _label_of(
-    directive: Directive, current: str | None, found: dict[str, Exercise], chapter: str
+    directive: Directive, current: str | None, found: dict[str, Exercise], chapter: str, declared: set[str]
 ) -> str | None:
-    """The label that cells after `directive` belong to; registers new exercises in `found`."""
+    """The label that cells after `directive` belong to; registers new exercises in `found` (one the
+    notebook's metadata listed already, with its number, stays as listed)."""
     if directive.name in ("exercise", "exercise-start"):
         label = directive.options.get("label")
         if label is None:
             return None  # an unlabelled exercise can own no cells
-        if label in found:
+        if label in declared:
             raise ExerciseFormatError(
                 f"{chapter}: two exercises have the label '{label}'; labels must be unique."
             )
-        found[label] = Exercise(chapter, label, directive.arg)
+        declared.add(label)
+        found.setdefault(label, Exercise(chapter, label, directive.arg))
         return label
     if directive.name in ("solution", "solution-start"):
         if not directive.arg:
