@@ -116,6 +116,16 @@ def test_a_tagged_cell_before_any_exercise_label_is_a_format_error() -> None:
         exercises(nb, "99-broken")
 
 
+def test_two_exercises_with_one_label_are_a_format_error_but_a_listed_one_is_not_counted_twice() -> None:
+    exercise = "```{exercise} A title\n:label: ex-99-twice\n```\n"
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(exercise + exercise)])
+    with pytest.raises(ExerciseFormatError, match="two exercises have the label 'ex-99-twice'"):
+        exercises(nb, "99-broken")
+    listed = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(exercise)])
+    listed.metadata[FORK_KEY] = {"exercises": [{"label": "ex-99-twice", "title": "A title", "number": "9.1"}]}
+    assert [(ex.label, ex.number) for ex in exercises(listed, "99-listed")] == [("ex-99-twice", "9.1")]
+
+
 def test_a_directive_inside_a_code_fence_is_not_an_exercise() -> None:
     text = "````markdown\n```{exercise} Not real\n:label: ex-00-fake\n```\n````\n"
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(text)])
