@@ -13,6 +13,7 @@ import pytest
 from article import ARTICLE, EXPECTED, Expected
 from book_outputs import EDITIONS, ROOT, SITE, book_build, executed, glued, page_tables, stream_text  # noqa: F401
 
+from mlx_autodiff.editions import pick
 from mlx_autodiff.methods import SCENARIOS
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("book_build")]
@@ -73,7 +74,7 @@ def generated_tabs(chapter: str) -> str:
     tabs = ["".join(out["data"]["text/html"]) for out in outputs
             if 'class="sd-tab-set' in "".join(out.get("data", {}).get("text/html", ""))]
     assert len(tabs) == 1, f"expected one output with the generated tabs, found {len(tabs)}"
-    return tabs[0]
+    return pick(tabs[0], "en")  # the English edition's tabs (the output carries every edition's)
 
 
 def test_ch08_shows_every_snapshot_in_a_tab_per_method_and_step():
@@ -237,10 +238,12 @@ def test_ch12_guard_trains_a_model_with_one_frozen_parameter():
     assert values["guard_frozen_bias_same"] is True
 
 
-def test_ch12_and_ch13_say_most_likely_for_the_tape_consumed_check():
+def test_ch12_and_ch13_say_check_to_device_first_for_the_tape_consumed_check():
+    """The article says to check `to_device` first (先查), not that it is the cause."""
     for chapter in ["12", "13"]:
         text = " ".join(chapter_source(chapter).split())
-        assert "most likely" in text, chapter
+        assert "first" in text and "to_device" in text, chapter
+        assert "most likely" not in text, chapter
         assert "tape-consumed error with one backward per step means" not in text, chapter
 
 
@@ -274,13 +277,17 @@ def test_appendix_1_shows_readmes_map_with_each_modules_lines(language: str):
     """One map: appendix 1 renders README's, adding the lines of each module as the build counts them
     (tools/code_map.py, when the page is read: not in a cell, so README is not in the cache's key)."""
     from mlx_autodiff.words import words
+    from tools.code_map import translation
 
     lines = words(language, "code_map")["lines"]
     page = SITE / language / "book" / "a1-engine-tour.html"
     [table] = [table for table in page_tables(page) if table[0][1:2] == [lines]]
     shown = table[1:]
+    said = translation(language)  # another edition's words for the map (locale/<language>/code-map.json)
+    rows = [[module, said["rows"][module].get("concept", concept), said["rows"][module].get("burn", burn)]
+            if said else [module, concept, burn] for module, concept, burn in readme_map()]
     assert [[module, *rest] for module, _, *rest in shown] == [
-        [module.replace("`mlx_autodiff/", "`"), *rest] for module, *rest in readme_map()]
+        [module.replace("`mlx_autodiff/", "`"), *rest] for module, *rest in rows]
     for (module, *_), (_, counted, *_) in zip(readme_map(), shown, strict=True):
         paths = [ROOT / path for path in re.findall(r"`([^`]+)`", module)]
         files = [f for path in paths for f in (sorted(path.rglob("*.py")) if path.is_dir() else [path])]
