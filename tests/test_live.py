@@ -564,6 +564,11 @@ def test_an_exercise_is_checked_on_the_page(live, open_page) -> None:
     opened.go_live()
     answer = '.live-answer[data-exercise="ex-04-smoke-test"]'
     assert "raise NotImplementedError" in opened.page.locator(answer).locator(".CodeMirror").inner_text()
+    # before the chapter is set up, a blank answer fails, and the verdict says what to run, not "Fail: NameError"
+    passed, verdict = opened.check(answer, "pass")
+    assert not passed and verdict.startswith("Not checked yet: LinearConfig is not defined"), verdict
+    assert opened.page.locator(f"{answer} .live-verdict").get_by_role(
+        "button", name=opened.words["runAllAbove"]).count() == 1
     assert opened.click(check, "runAllAbove").startswith("ran")
     assert opened.check(answer)[1].startswith("Not done yet")
     wrong = "def no_effect(model, x, y):\n    return model, []"
