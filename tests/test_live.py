@@ -722,6 +722,8 @@ def test_the_chinese_edition_runs_live_in_chinese(live, open_page) -> None:
     answer = '.live-answer[data-exercise="ex-04-smoke-test"]'
     title = opened.page.locator(f"{answer} .live-answer-title").inner_text()
     assert title.startswith("你对") and "4.1" in title, title
+    stub = opened.page.locator(answer).locator(".CodeMirror").inner_text()
+    assert "练习 4.1" in stub and "把这个单元格换成你的解答" in stub and "Replace this cell" not in stub, stub
     passed, verdict = opened.check(answer)
     assert not passed and verdict.startswith("还没完成"), verdict
     # an output with every edition's words shows the page's language only (mlx_autodiff/editions.py)

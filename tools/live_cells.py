@@ -71,12 +71,13 @@ def executed_notebook(app: Sphinx, docname: str) -> nbformat.NotebookNode | None
 
 
 def exercise_stubs(app: Sphinx, docname: str) -> dict[str, str]:
-    """{exercise label: the stub a forked copy starts from} for the page's graded exercises."""
+    """{exercise label: the stub a forked copy starts from} for the page's graded exercises, in the
+    page's language (its heading, what to do, and the NotImplementedError's message)."""
     source = Path(app.env.doc2path(docname))
     root = Path(app.srcdir)
     chapter = Chapter(source.stem, source, root)
     stubs = {}
-    for cell in forked_notebook(chapter, root / "exercises").cells:
+    for cell in forked_notebook(chapter, root / "exercises", language=app.config.language or "en").cells:
         label = cell.metadata.get(LABEL_KEY)
         if cell.cell_type == "code" and label and CHECK not in cell.metadata.get("tags", []):
             stubs.setdefault(label, cell.source)
