@@ -671,6 +671,8 @@ def test_after_a_reload_stale_outputs_and_edits_say_so_and_reset_all_undoes_them
     assert not opened.cell(graph).locator(".live-edited-mark").is_visible()
     assert stale.is_visible()  # the output is from the code that ran, which the reset took away
     assert not opened.page.get_by_role("button", name=say["resetAll"]).is_visible()
+    # the button hid itself: the focus is on the status that says so, not back at the page's top
+    assert opened.page.evaluate("() => document.activeElement.classList.contains('live-status')")
     opened.page.reload()
     opened.wait_for_state("ready")
     assert [opened.code(index) for index in (first, graph)] == [books[first], books[graph]]
