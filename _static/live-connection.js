@@ -88,6 +88,7 @@ live.connection = function connection(ctx) {
       if (!ctx.rendermime) {
         ctx.rendermime = thebeCore.api.makeRenderMimeRegistry(config.mathjax);
         live.pickEditions(ctx.rendermime);
+        live.keepAnsiColours(ctx.rendermime);
       }
       if (!ctx.cells) ctx.buildCells(config);
       server = thebeCore.api.connectToJupyter(config);

@@ -120,7 +120,8 @@ live.editors = function editors(ctx, connection, grading) {
 
     edited(cell);
     const saved = ctx.edits.cells[cell.key];
-    if (saved && saved.original !== cell.original) {
+    // an answer's stub is in the page's language: the other edition's stub under an answer is no change of the book
+    if (saved && saved.original !== cell.original && !cell.answerTo) {
       cell.note.textContent = say('bookChanged');
     }
     editor.on('change', () => ctx.edits.remember(cell.key, edited(cell), cell.original));

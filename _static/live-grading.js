@@ -86,8 +86,15 @@ live.grading = function grading(ctx, connection, cells) {
       if (reply.status === 'ok') continue;
       if (reply.status !== 'error') return verdict(say('kernelStopped'), false);
       const missing = reply.ename === 'NameError' && (/'(\w+)'/.exec(reply.evalue) || [])[1];
-      return verdict(exercise.defines.includes(missing) ? say('mustDefine', { exercise: name, name: missing })
-        : say('fail', { name: reply.ename, value: reply.evalue }), false);
+      if (exercise.defines.includes(missing)) return verdict(say('mustDefine', { exercise: name, name: missing }), false);
+      // a name the chapter's cells above define: the chapter is not set up in this kernel, the answer is not judged
+      if (missing && page.cells.some((entry) => entry.index < check.index && !entry.exercise
+                                                && (entry.binds || []).includes(missing))) {
+        verdict(say('checkNeedsAbove', { name: missing }), false);
+        clicked.verdict.append(' ', live.button(say('runAllAbove'), () => runAllAbove(check)));
+        return;
+      }
+      return verdict(say('fail', { name: reply.ename, value: reply.evalue }), false);
     }
     verdict(say('pass', { name }), true);
   }

@@ -51,6 +51,26 @@ live.pickEditions = function pickEditions(rendermime, language = live.pageLangua
   }, rendermime.getRank(html)); // replaces the factory of text/html, which it wraps
 };
 
+/**
+ * Keep a live traceback's colours, without a console warning per coloured span. JupyterLab's text
+ * renderer (in thebe 0.9.3's bundle) turns ANSI colours into <span style="color: rgb(...)">
+ * and hands them to sanitize-html, which parses style attributes with postcss; in a browser that
+ * fails, so it warns and drops the style (https://github.com/apostrophecms/sanitize-html/issues/547).
+ * For that call only (allowedTags ["span"]: ANSI text, whose styles the renderer wrote itself from
+ * colour numbers) the styles are kept as written; every other output is sanitized as before.
+ */
+live.keepAnsiColours = function keepAnsiColours(rendermime) {
+  const base = rendermime.sanitizer;
+  if (!base || base.tdsAnsi) return;
+  const sanitizer = Object.create(base);
+  sanitizer.tdsAnsi = true;
+  sanitizer.sanitize = (dirty, options) => {
+    const ansi = options && Array.isArray(options.allowedTags) && options.allowedTags.join() === 'span';
+    return base.sanitize(dirty, ansi ? { ...options, parseStyleAttributes: false, allowedStyles: undefined } : options);
+  };
+  rendermime.sanitizer = sanitizer;
+};
+
 /** Tell the page's other scripts that `element` holds a new output (see the top of this file). */
 live.outputDrawn = function outputDrawn(element) {
   // OutputArea draws a message's output as it arrives; one turn later, all of it is in the page

@@ -108,6 +108,8 @@ function liveCells() {
     ctx.editsChanged();
     if (ctx.cells) ctx.tell(say('resetAllDone'));
     else ui.status.textContent = say('resetAllDone');
+    // the button hid itself: a keyboard reader's focus goes to the status that says what happened, not to the page's top
+    if ([ui.resetAll, document.body, null].includes(document.activeElement)) ui.status.focus();
   }
 
   const editedCount = ctx.edits.count();

@@ -530,6 +530,13 @@ def test_a_live_error_reads_like_the_static_one(live, open_page) -> None:
     assert shown.splitlines()[0] == static.splitlines()[0], (shown[:300], static[:300])
     opened.cell(failing).scroll_into_view_if_needed()
     opened.screenshot("error")
+    # a traceback's 256-colour code keeps its colours, and the sanitizer says nothing in the console
+    warnings: list[str] = []
+    opened.page.on("console", lambda message: message.type == "warning" and warnings.append(message.text))
+    opened.set_code(failing, "def broken():\n    return None + 1\nbroken()")
+    assert opened.run(failing).startswith("raised TypeError")
+    assert opened.cell(failing).locator(".cell_output span[style*='color']").count() > 0
+    assert not [text for text in warnings if "sanitize-html" in text], warnings
     assert not opened.errors, opened.errors
 
 
@@ -564,6 +571,11 @@ def test_an_exercise_is_checked_on_the_page(live, open_page) -> None:
     opened.go_live()
     answer = '.live-answer[data-exercise="ex-04-smoke-test"]'
     assert "raise NotImplementedError" in opened.page.locator(answer).locator(".CodeMirror").inner_text()
+    # before the chapter is set up, a blank answer fails, and the verdict says what to run (not a NameError)
+    passed, verdict = opened.check(answer, "pass")
+    assert not passed and verdict.startswith("Not checked yet: LinearConfig is not defined"), verdict
+    assert opened.page.locator(f"{answer} .live-verdict").get_by_role(
+        "button", name=opened.words["runAllAbove"]).count() == 1
     assert opened.click(check, "runAllAbove").startswith("ran")
     assert opened.check(answer)[1].startswith("Not done yet")
     wrong = "def no_effect(model, x, y):\n    return model, []"
@@ -666,6 +678,8 @@ def test_after_a_reload_stale_outputs_and_edits_say_so_and_reset_all_undoes_them
     assert not opened.cell(graph).locator(".live-edited-mark").is_visible()
     assert stale.is_visible()  # the output is from the code that ran, which the reset took away
     assert not opened.page.get_by_role("button", name=say["resetAll"]).is_visible()
+    # the button hid itself: the focus is on the status that says so, not back at the page's top
+    assert opened.page.evaluate("() => document.activeElement.classList.contains('live-status')")
     opened.page.reload()
     opened.wait_for_state("ready")
     assert [opened.code(index) for index in (first, graph)] == [books[first], books[graph]]
@@ -717,6 +731,8 @@ def test_the_chinese_edition_runs_live_in_chinese(live, open_page) -> None:
     answer = '.live-answer[data-exercise="ex-04-smoke-test"]'
     title = opened.page.locator(f"{answer} .live-answer-title").inner_text()
     assert title.startswith("你对") and "4.1" in title, title
+    stub = opened.page.locator(answer).locator(".CodeMirror").inner_text()
+    assert "练习 4.1" in stub and "把这个单元格换成你的解答" in stub and "Replace this cell" not in stub, stub
     passed, verdict = opened.check(answer)
     assert not passed and verdict.startswith("还没完成"), verdict
     # an output with every edition's words shows the page's language only (mlx_autodiff/editions.py)

@@ -72,7 +72,7 @@ def executed_notebook(app: Sphinx, docname: str) -> nbformat.NotebookNode | None
 
 def exercise_stubs(app: Sphinx, docname: str) -> dict[str, str]:
     """{exercise label: the stub a forked copy starts from} for the page's graded exercises, in the
-    page's language (a Chinese page's stubs say what to do in Chinese, as its notebook's do)."""
+    page's language (its heading, what to do, and the NotImplementedError's message)."""
     source = Path(app.env.doc2path(docname))
     root = Path(app.srcdir)
     chapter = Chapter(source.stem, source, root)
