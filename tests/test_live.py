@@ -48,7 +48,8 @@ browser_test = pytest.mark.browser
 SCREENSHOTS = ROOT / "_build" / "screenshots"
 CHAPTER = "book/04-step-0.html"  # has a graph cell, hidden cells and two graded exercises
 READY_S = 90
-STATE_JS = "() => { const s = document.querySelector('[role=status]'); return s && s.dataset.state; }"
+STATE_JS = ("() => { const s = document.querySelector('.live-status[role=status]'); "
+            "return s && s.dataset.state; }")  # the live bar's status (a question has a status too)
 
 
 def free_port() -> int:
@@ -196,7 +197,7 @@ class LivePage:
 
     @property
     def status(self):
-        return self.page.locator("[role=status]")
+        return self.page.locator(".live-status[role=status]")
 
     def wait_for_state(self, state: str, timeout_s: float = READY_S) -> None:
         self.page.wait_for_function(f"() => ({STATE_JS})() === {json.dumps(state)}", timeout=timeout_s * 1000)
@@ -239,7 +240,7 @@ class LivePage:
         return passed, text
 
     def kernel_id(self) -> str:
-        return self.page.evaluate("document.querySelector('[role=status]').dataset.kernel")
+        return self.page.evaluate("document.querySelector('.live-status[role=status]').dataset.kernel")
 
     def cell_index(self, start: str, whole: bool = False) -> int:
         """The notebook index of the code cell whose book code starts with (or, `whole`, is) `start`."""
@@ -885,7 +886,7 @@ def test_a_stopped_server_and_a_stale_token_are_explained_and_recovered(open_pag
     second_run = MakeLive(port, live_port)  # started again: a new token
     try:
         opened.page.get_by_role("button", name="Reconnect").click()
-        opened.page.wait_for_function("() => document.querySelector('[role=status]').textContent"
+        opened.page.wait_for_function("() => document.querySelector('.live-status[role=status]').textContent"
                                       ".includes('token')", timeout=READY_S * 1000)
         assert opened.page.evaluate(STATE_JS) == "disconnected"
         opened.screenshot("stale-token")
