@@ -293,6 +293,11 @@ def test_a_permalink_opens_the_same_frame(visit, language: str) -> None:
     linked = visit(link, WIDE, None)
     stepper_again = steppers(linked.page)[0]
     check_frame(stepper_again, data, 7, language)
+    # the browser scrolls to the link's anchor once the page has laid out: wait for it, then look
+    linked.page.wait_for_function(
+        "(id) => { const at = document.getElementById(id); "
+        "return at && at.getBoundingClientRect().top < innerHeight; }",
+        arg=f"{data['graph']}-stepper", timeout=10_000)
     assert stepper_again.evaluate("(root) => root.getBoundingClientRect().top < innerHeight")
     assert not again.console_errors() and not linked.console_errors()
 
