@@ -164,6 +164,11 @@ class GlossarySearch(SearchChinese):
     def split(self, input: str) -> list[str]:
         return super().split(input) + [term for term in self.terms if term in input]
 
+    def word_filter(self, stemmed_word: str) -> bool:
+        """Sphinx 7.4's Chinese index keeps no one-character word (sphinx/search/zh.py, `word_filter`);
+        a glossary term of one character (图, 查) is kept, so that it too is found."""
+        return stemmed_word in self.terms or super().word_filter(stemmed_word)
+
 
 def search_dictionary(app: Sphinx, config: Config) -> None:
     """For a language whose search is cut by jieba, the glossary's terms as jieba's user dictionary."""
