@@ -41,7 +41,7 @@ READY_TARGET_S, PRINT_TARGET_S, GRAPH_TARGET_S, RESTART_TARGET_S = 5.0, 0.1, 1.0
 RELOADS, KERNELS_PER_TAB = 5, 1
 # live mode's own files in _static/ (live.css, live.js and its parts, live-*.js): blocked for the page without
 LIVE_FILES = re.compile(r"/_static/live[\w-]*\.(js|css)$")
-STATE_JS = "() => document.querySelector('[role=status]')?.dataset.state"
+STATE_JS = "() => document.querySelector('.live-status')?.dataset.state"
 INDEX_JS = """(start) => {  // before "Run live": the book's code is still a <pre>
   for (const cell of document.querySelectorAll('[class*="live-cell-"]')) {
     const pre = cell.querySelector('.cell_input pre');
@@ -106,7 +106,7 @@ def ready_page(browser, url: str) -> tuple[Counted, int, int, dict[str, int]]:
     cells = {code: counted.page.evaluate(INDEX_JS, code) for code in (FIRST_CELL, GRAPH_CELL)}
     counted.page.get_by_role("button", name="Run live").click()
     counted.page.wait_for_function(f"() => ({STATE_JS})() === 'ready'", timeout=120_000)
-    ready_ms = int(counted.page.locator("[role=status]").get_attribute("data-ready-ms"))
+    ready_ms = int(counted.page.locator(".live-status").get_attribute("data-ready-ms"))
     return counted, before, ready_ms, cells
 
 
@@ -137,13 +137,13 @@ def kernel_api(servers, path: str, method: str = "GET") -> Any:
 
 def restart_seen(page, servers) -> float:
     """Seconds from a restart through the REST API to the page saying "restarted"."""
-    kernel = page.locator("[role=status]").get_attribute("data-kernel")
+    kernel = page.locator(".live-status").get_attribute("data-kernel")
     sent = time.time()
     kernel_api(servers, f"/api/kernels/{kernel}/restart", "POST")
     # this restart's time, not an earlier one's: the status says "restarted" until the next run
-    page.wait_for_function("(sent) => Number(document.querySelector('[role=status]').dataset.restartedAt)"
+    page.wait_for_function("(sent) => Number(document.querySelector('.live-status').dataset.restartedAt)"
                            " >= sent", arg=int(sent * 1000), timeout=60_000)
-    return int(page.locator("[role=status]").get_attribute("data-restarted-at")) / 1000 - sent
+    return int(page.locator(".live-status").get_attribute("data-restarted-at")) / 1000 - sent
 
 
 def kernels_after_reloads(browser, servers, url: str) -> int:
@@ -183,7 +183,7 @@ def measure(chromium: str, quick: bool) -> list[dict[str, Any]]:
         print_times = cell_round_trips(page, first, PRINT_CELL, repeats)
         restart_times = [restart_seen(page, servers)]
         for _ in range(loads - 1):
-            page.wait_for_function("() => { const s = document.querySelector('[role=status]').dataset;"
+            page.wait_for_function("() => { const s = document.querySelector('.live-status').dataset;"
                                    " return Number(s.connectedAt) > Number(s.restartedAt); }", timeout=60_000)
             restart_times.append(restart_seen(page, servers))
         counted.context.close()
