@@ -1234,8 +1234,8 @@ def test_make_lab_opens_a_chapter_as_a_rendered_notebook_that_runs(browser) -> N
             exercise = page.locator(".jp-MarkdownCell").filter(has=page.locator(".myst-exercise-title")).first
             exercise.scroll_into_view_if_needed()
             # JupyterLab renders a cell's Markdown when it scrolls into view (its notebook is windowed)
-            page.wait_for_function("(cell) => cell.innerText.includes('Exercise')", arg=exercise.element_handle(),
-                                   timeout=30_000)
+            page.wait_for_function("(cell) => cell.innerText.includes('Exercise')",
+                                   arg=exercise.element_handle(), timeout=30_000)
             text = exercise.inner_text()
             assert "Exercise" in text and "Find what a one-step smoke test" in text
             assert ":label:" not in text and "{exercise}" not in text, "the exercise shows as MyST source"
