@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import contextlib
 import functools
 import json
 import os
@@ -85,6 +86,27 @@ def alive(pid: int) -> bool:
     return not (status.exists() and "\nState:\tZ" in status.read_text())
 
 
+def first_line_with(server, marker: str, failure: str) -> str:
+    """Read `server.process`'s output into `server.output` from now on, and return its first line that
+    holds `marker` (stopping the server and failing the test if none comes within READY_S)."""
+    found: list[str] = []
+
+    def read() -> None:
+        assert server.process.stdout is not None
+        for line in server.process.stdout:
+            server.output.append(line)
+            if marker in line and not found:
+                found.append(line.strip())
+
+    threading.Thread(target=read, daemon=True).start()
+    deadline = time.monotonic() + READY_S
+    while not found and time.monotonic() < deadline and server.process.poll() is None:
+        time.sleep(0.1)
+    if not found:
+        server.stop()
+        pytest.fail(f"{failure}:\n" + "".join(server.output))
+    return found[0]
+
 class MakeLive:
     """`python -m tools.live_server` as `make live` runs it (or `make live` itself), and its URL.
 
@@ -109,23 +131,7 @@ class MakeLive:
         self.token = fragment["token"]
 
     def _read_url(self) -> str:
-        found: list[str] = []
-
-        def read() -> None:
-            assert self.process.stdout is not None
-            for line in self.process.stdout:
-                self.output.append(line)
-                if "#live=" in line and not found:
-                    found.append(line.strip())
-
-        threading.Thread(target=read, daemon=True).start()
-        deadline = time.monotonic() + READY_S
-        while not found and time.monotonic() < deadline and self.process.poll() is None:
-            time.sleep(0.1)
-        if not found:
-            self.stop()
-            pytest.fail("make live printed no URL:\n" + "".join(self.output))
-        return found[0]
+        return first_line_with(self, "#live=", "make live printed no URL")
 
     def page_url(self, path: str = CHAPTER) -> str:
         return self.url.replace("book/index.html", path)
@@ -283,7 +289,8 @@ class LivePage:
 
     def close(self) -> None:
         """Close the tab, and shut down its kernel (a closed tab's kernel would wait for the culler)."""
-        try:
+        # a page already gone, or its server stopped, leaves nothing to shut down
+        with contextlib.suppress(Exception):
             self.page.evaluate("""async () => {
               const tab = JSON.parse(sessionStorage.getItem('live-tab-kernel') || 'null');
               const server = JSON.parse(sessionStorage.getItem('live-kernel-server') || 'null');
@@ -295,8 +302,6 @@ class LivePage:
               if (listed && listed.ok && (await listed.json()).some((s) => s.id === tab.session))
                 await fetch(url, { method: 'DELETE', headers });
             }""")
-        except Exception:  # noqa: BLE001 (a page already gone, or its server stopped: nothing to shut down)
-            pass
         self.context.close()
 
 
@@ -950,23 +955,7 @@ class ServeKernel:
              "--live-port", str(self.port), "--book-origin", book_origin],
             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
         self.output: list[str] = []
-        found: list[str] = []
-
-        def read() -> None:
-            assert self.process.stdout is not None
-            for line in self.process.stdout:
-                self.output.append(line)
-                if "#server=" in line and not found:
-                    found.append(line.strip())
-
-        threading.Thread(target=read, daemon=True).start()
-        deadline = time.monotonic() + READY_S
-        while not found and time.monotonic() < deadline and self.process.poll() is None:
-            time.sleep(0.1)
-        if not found:
-            self.stop()
-            pytest.fail("serve-kernel printed no fragment:\n" + "".join(self.output))
-        self.fragment = found[0]
+        self.fragment = first_line_with(self, "#server=", "serve-kernel printed no fragment")
         fragment = dict(part.split("=", 1) for part in self.fragment.lstrip("#").split("&"))
         self.url, self.token = fragment["server"], fragment["token"]
 
