@@ -13,6 +13,7 @@ the source of its outcome (`source`).
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from mlx_autodiff import AutodiffError, TapeConsumedError, UntrackedBackwardError
@@ -53,3 +54,12 @@ EXPECTED: dict[str, Expected] = {
 
 ARTICLE: dict[str, Expected] = {name: e for name, e in EXPECTED.items() if e.source == ARTICLE_OUTPUT}
 """The article's seven, in its order (tests/test_seven_methods.py rebuilds each one by hand)."""
+
+
+# Burn 0.22.1's panic messages, as the article prints them (the engine's messages start with them).
+ARTICLE_TAPE_CONSUMED = re.compile(
+    r"Cannot run backward: graph tape has already been consumed at NodeId\(\d+\)\. Burn does not "
+    r"support retain_graph\. Combine losses before backward or recompute the forward pass\. Use "
+    r"detach\(\) only to intentionally sever gradients through the previous computation\.")
+ARTICLE_UNTRACKED = ("Tensor::backward requires a tracked autodiff tensor; call "
+                     "Tensor::autodiff().require_grad() on the source leaf before computing the output")

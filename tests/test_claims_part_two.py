@@ -10,7 +10,7 @@ import html
 import re
 
 import pytest
-from article import ARTICLE, EXPECTED, Expected
+from article import ARTICLE, ARTICLE_TAPE_CONSUMED, ARTICLE_UNTRACKED, EXPECTED, Expected
 from book_outputs import EDITIONS, ROOT, SITE, book_build, executed, glued, page_tables, stream_text  # noqa: F401
 
 from mlx_autodiff.editions import pick
@@ -29,14 +29,6 @@ def training(table: dict[str, Expected]) -> list[str]:
 def raising(table: dict[str, Expected]) -> list[str]:
     """The methods of `table` whose run ends with an error, in its order."""
     return [name for name, expected in table.items() if expected.error is not None]
-
-# Burn 0.22.1's panic messages, as the article prints them (the engine's messages start with them).
-ARTICLE_TAPE_CONSUMED = re.compile(
-    r"Cannot run backward: graph tape has already been consumed at NodeId\(\d+\)\. Burn does not "
-    r"support retain_graph\. Combine losses before backward or recompute the forward pass\. Use "
-    r"detach\(\) only to intentionally sever gradients through the previous computation\.")
-ARTICLE_UNTRACKED = ("Tensor::backward requires a tracked autodiff tensor; call "
-                     "Tensor::autodiff().require_grad() on the source leaf before computing the output")
 
 
 def chapter_source(chapter: str) -> str:

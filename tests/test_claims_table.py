@@ -13,6 +13,7 @@ from pathlib import Path
 
 import mlx.core as mx
 import pytest
+from article import ARTICLE_TAPE_CONSUMED, ARTICLE_UNTRACKED
 
 from mlx_autodiff import (
     AdamConfig,
@@ -32,14 +33,6 @@ from mlx_autodiff import (
 from mlx_autodiff.scenarios import COMBINATIONS, initialized, run, run_isolated
 
 PAGE = Path(__file__).resolve().parents[1] / "book" / "a5-who-says-what.md"
-
-# Burn 0.22.1's panic messages as the article prints them.
-ARTICLE_TAPE_CONSUMED = re.compile(
-    r"Cannot run backward: graph tape has already been consumed at NodeId\(\d+\)\. Burn does not "
-    r"support retain_graph\. Combine losses before backward or recompute the forward pass\. Use "
-    r"detach\(\) only to intentionally sever gradients through the previous computation\.")
-ARTICLE_UNTRACKED = ("Tensor::backward requires a tracked autodiff tensor; call "
-                     "Tensor::autodiff().require_grad() on the source leaf before computing the output")
 
 FLEX, METAL = Device.flex(), Device.metal().autodiff()
 
