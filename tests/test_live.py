@@ -1182,6 +1182,8 @@ class Lab:
 
 @browser_test
 def test_make_lab_opens_a_chapter_as_a_rendered_notebook_that_runs(browser) -> None:
+    from playwright.sync_api import expect  # Playwright loads only where a browser test runs
+
     with tempfile.TemporaryDirectory() as config:
         stale_workspace(Path(config) / "lab" / "workspaces", "04-step-0.md")
         env = os.environ | {"JUPYTER_CONFIG_DIR": config}
@@ -1220,11 +1222,12 @@ def test_make_lab_opens_a_chapter_as_a_rendered_notebook_that_runs(browser) -> N
               return failed;
             }}""")
             assert failed == [], f"cells {failed} raised in JupyterLab"
-            exercise = page.locator(".jp-MarkdownCell").filter(has=page.locator(".myst-exercise-title")).first
+            exercise = (page.locator(".jp-MarkdownCell").filter(has=page.locator(".myst-exercise-title"))
+                        .filter(has_text="Find what a one-step smoke test").first)
+            # JupyterLab renders a cell's Markdown when it scrolls into view (its notebook is windowed),
+            # and may replace the cell's node meanwhile: the locator finds it afresh on each try
             exercise.scroll_into_view_if_needed()
-            # JupyterLab renders a cell's Markdown when it scrolls into view (its notebook is windowed)
-            page.wait_for_function("(cell) => cell.innerText.includes('Exercise')",
-                                   arg=exercise.element_handle(), timeout=30_000)
+            expect(exercise.locator(".myst-exercise-title").first).to_be_visible(timeout=30_000)
             text = exercise.inner_text()
             assert "Exercise" in text and "Find what a one-step smoke test" in text
             assert ":label:" not in text and "{exercise}" not in text, "the exercise shows as MyST source"
