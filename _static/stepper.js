@@ -4,7 +4,7 @@
  * nothing on a page without a stepper. mlx_autodiff/stepper.py (`Stepper.html`) writes, in the
  * page's language (the build keeps one edition of the output):
  *
- *   div.stepper#<graph>-stepper            one per stepper; the CSS variables of its marks
+ *   div.stepper.full-width#<graph>-stepper one per stepper; the CSS variables of its marks
  *     div.stepper-picture                  the graph's scroll box; a node's box is the <g> the JSON names
  *     div.stepper-player[hidden]           role="group", tabindex="0"; shown by this script
  *       button[data-action="first" | "previous" | "play" | "next" | "last" | "reset"]

@@ -510,8 +510,9 @@ class Stepper:
             keys.append("missed")
         key = " ".join(f'<span class="stepper-key-{mark}">{escape(said[mark])}</span>' for mark in keys)
         pane = '<section class="stepper-pane stepper-{0}"><p class="stepper-pane-title">{1}</p>{2}</section>'
+        # full-width: the theme's wide content, so that the code can sit beside the graph (stepper.css)
         return (
-            f'<div class="stepper" id="{graph_id}-stepper" style="{style}">\n'
+            f'<div class="stepper full-width" id="{graph_id}-stepper" style="{style}">\n'
             f'<div class="stepper-picture" tabindex="0" role="region" '
             f'aria-label="{escape(self.picture.title)}">{picture}</div>\n'
             '<div class="stepper-player" role="group" tabindex="0" '

@@ -405,7 +405,7 @@ def test_the_output_carries_each_editions_stepper_and_the_build_keeps_one() -> N
     steps = step_through("step 0", moved.loss(), module=moved.model)
     page = steps._repr_html_()
     english, chinese = pick(page, "en"), pick(page, "zh_CN")
-    assert english.count('class="stepper"') == chinese.count('class="stepper"') == 1
+    assert english.count('class="stepper full-width"') == chinese.count('class="stepper full-width"') == 1
     for frame in steps.frames_in("zh_CN"):
         assert f"<li>{html.escape(frame.sentence)}</li>" in chinese
     said = words("zh_CN", "page")["stepper"]
