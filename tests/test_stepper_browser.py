@@ -85,6 +85,8 @@ TIMING_JS = """(root) => {
   }
   return times;
 }"""
+FOLDED_JS = """() => { const toc = document.querySelector('div.bd-sidebar-secondary');
+  return toc.classList.contains('hide') && toc.getBoundingClientRect().height < 64; }"""  # folded, not folding
 DARK_JS = ("() => { document.documentElement.dataset.theme = 'dark';"
            " document.documentElement.dataset.mode = 'dark'; }")
 
@@ -187,6 +189,9 @@ def test_at_1280_by_800_the_current_node_and_the_controls_are_on_screen_at_every
     stepper = steppers(opened.page)[0]
     data = page_data(stepper)
     stepper.evaluate("(root) => root.scrollIntoView({block: 'start', behavior: 'instant'})")
+    # the stepper is the theme's full-width content: once it is on screen the theme folds the contents
+    # sidebar (an animation), which until then lies over the player's right half (sphinx-book-theme 1.1.4)
+    opened.page.wait_for_function(FOLDED_JS)
     next_button = stepper.get_by_role("button", name=said(language)["next"])
     for index in range(len(data["frames"])):
         if index:
@@ -276,6 +281,36 @@ def test_every_stepper_works_with_the_keyboard_alone(visit, docname: str) -> Non
     check_frame(stepper, data, 2)
     assert opened.page.locator(".stepper-hint").first.is_visible()
     assert not opened.console_errors(), f"{docname}: console errors {opened.console_errors()}"
+
+
+def pops_at(data: dict) -> dict[int, int]:
+    """The frame where each node comes off the stack (the root: the first frame), from the engine's frames."""
+    popped = {frame["changes"]["popped"]: at for at, frame in enumerate(data["frames"])
+              if frame["changes"]["popped"] is not None}
+    return popped | {data["frames"][0]["node"]: 0}
+
+
+@pytest.mark.parametrize("docname", STEPPER_PAGES)
+def test_clicking_a_node_or_a_stack_entry_jumps_to_the_frame_that_pops_it(visit, docname: str) -> None:
+    opened = visit(f"{docname}.html", WIDE)
+    stepper = steppers(opened.page)[0]
+    data = page_data(stepper)
+    popped = pops_at(data)
+    assert len(popped) > 1, f"{docname}: the pass pops one node only"
+    # a stack entry: on the first frame the stack holds the root's parents, none of them popped yet
+    entry = stepper.locator(".stepper-stack li button").first
+    node = int(entry.get_attribute("data-node"))
+    entry.click()
+    check_frame(stepper, data, popped[node])
+    # a node's box in the picture, from the last frame back to the first one that pops it
+    stepper.get_by_role("button", name=said("en")["last"]).click()
+    last_popped = max(popped, key=popped.get)
+    stepper.locator(f'[id="{data["nodes"][str(last_popped)]["element"]}"]').click()
+    check_frame(stepper, data, popped[last_popped])
+    root = data["frames"][0]["node"]
+    stepper.locator(f'[id="{data["nodes"][str(root)]["element"]}"]').click()
+    check_frame(stepper, data, 0)
+    assert not opened.console_errors(), opened.console_errors()
 
 
 @pytest.mark.parametrize("language", EDITIONS)
