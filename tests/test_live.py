@@ -536,11 +536,15 @@ def test_a_live_error_reads_like_the_static_one(live, open_page) -> None:
     assert shown.splitlines()[0] == static.splitlines()[0], (shown[:300], static[:300])
     opened.cell(failing).scroll_into_view_if_needed()
     opened.screenshot("error")
-    # a traceback's 256-colour code keeps its colours, and the sanitizer says nothing in the console
+    # a traceback keeps its colours (IPython 9 writes the 16 basic ones, rendered as classes), a
+    # 256-colour code keeps its inline style, and the sanitizer says nothing in the console
     warnings: list[str] = []
     opened.page.on("console", lambda message: message.type == "warning" and warnings.append(message.text))
     opened.set_code(failing, "def broken():\n    return None + 1\nbroken()")
     assert opened.run(failing).startswith("raised TypeError")
+    assert opened.cell(failing).locator(".cell_output span[class*='ansi-']").count() > 0
+    opened.set_code(failing, "print('\\x1b[38;5;208mhot\\x1b[0m')")
+    assert opened.run(failing).startswith("ran")
     assert opened.cell(failing).locator(".cell_output span[style*='color']").count() > 0
     assert not [text for text in warnings if "sanitize-html" in text], warnings
     assert not opened.errors, opened.errors
