@@ -69,8 +69,7 @@
     var data = JSON.parse(root.querySelector("script.stepper-data").textContent);
     var frames = data.frames;
     var last = frames.length - 1;
-    var panel = root.querySelector(".stepper-player");
-    var picture = root.querySelector(".stepper-picture");
+    var panel = root.querySelector(".stepper-player"), picture = root.querySelector(".stepper-picture");
     var find = function (selector) { return panel.querySelector(selector); };
     var sentence = find(".stepper-sentence"), position = find(".stepper-position");
     var slider = find(".stepper-slider"), speed = find(".stepper-speed select");
@@ -321,7 +320,7 @@
     speed.addEventListener("change", function () {
       if (timer !== null) { stop(); toggle(); }
     });
-    panel.addEventListener("keydown", function (event) {
+    function onKey(event) {
       if (event.altKey || event.ctrlKey || event.metaKey) return;
       var moves = { Home: 0, End: last };
       if (event.key in moves && event.target !== slider) {
@@ -331,7 +330,9 @@
         event.preventDefault();
         toggle();
       }
-    });
+    }
+    // from the focusable picture too: Home and End go to the first and last frame, not scroll the page
+    [panel, picture].forEach(function (part) { part.addEventListener("keydown", onKey); });
 
     var me = {
       root: root,

@@ -490,7 +490,6 @@ class Stepper:
         said = words(language, "page")["stepper"]
         shown = self.frames_in(language)
         graph_id = self.picture.graph_id
-        title = escape(self.picture.title)
         style = ";".join(f"{variable}:{colour}" for variable, colour in COLOURS.items())
         items = "".join(f"<li>{escape(frame.sentence)}</li>" for frame in shown)
 
@@ -516,7 +515,7 @@ class Stepper:
             f'<div class="stepper-picture" tabindex="0" role="region" '
             f'aria-label="{escape(self.picture.title)}">{picture}</div>\n'
             '<div class="stepper-player" role="group" tabindex="0" '
-            f'aria-label="{escape(say(said["player"], title=title))}" hidden>'
+            f'aria-label="{escape(say(said["player"], title=self.picture.title))}" hidden>'
             '<div class="stepper-controls">'
             + button("first", keys="Home") + button("previous", keys="ArrowLeft")
             + button("play", keys="Space")

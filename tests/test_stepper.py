@@ -12,6 +12,7 @@ from __future__ import annotations
 import html
 import json
 import os
+import re
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -435,6 +436,15 @@ def test_the_stepper_output_carries_the_picture_the_controls_the_frame_list_and_
     for node_id, node in data["nodes"].items():
         assert f'id="{node["element"]}"' in svg, f"NodeId({node_id})'s box carries the id the JSON gives"
     assert steps.grads is not None and steps.error is None
+
+
+def test_the_players_label_reads_the_title_as_written() -> None:
+    """An apostrophe in the title reaches a screen reader as an apostrophe, escaped once, not twice."""
+    run = setup("fork")
+    steps = step_through("Step 0's backward", run.loss(), module=run.model)
+    page = pick(steps._repr_html_(), "en")
+    labels = re.findall(r'<div class="stepper-player"[^>]*aria-label="([^"]*)"', page)
+    assert [html.unescape(label) for label in labels] == ["Backward pass player: Step 0's backward"]
 
 
 def test_the_stepper_json_cannot_close_its_script_element() -> None:

@@ -85,8 +85,9 @@ TIMING_JS = """(root) => {
   }
   return times;
 }"""
+# the theme's contents sidebar folded, not still folding
 FOLDED_JS = """() => { const toc = document.querySelector('div.bd-sidebar-secondary');
-  return toc.classList.contains('hide') && toc.getBoundingClientRect().height < 64; }"""  # folded, not folding
+  return toc.classList.contains('hide') && toc.getBoundingClientRect().height < 64; }"""
 DARK_JS = ("() => { document.documentElement.dataset.theme = 'dark';"
            " document.documentElement.dataset.mode = 'dark'; }")
 
@@ -280,6 +281,14 @@ def test_every_stepper_works_with_the_keyboard_alone(visit, docname: str) -> Non
     opened.page.keyboard.press("ArrowRight")
     check_frame(stepper, data, 2)
     assert opened.page.locator(".stepper-hint").first.is_visible()
+    # from the picture's scroll box, which Tab reaches first, Home and End go to the ends, not scroll the page
+    stepper.locator(".stepper-picture").focus()
+    scrolled = opened.page.evaluate("() => scrollY")
+    opened.page.keyboard.press("End")
+    check_frame(stepper, data, len(data["frames"]) - 1)
+    opened.page.keyboard.press("Home")
+    check_frame(stepper, data, 0)
+    assert opened.page.evaluate("() => scrollY") == scrolled, "Home or End scrolled the page"
     assert not opened.console_errors(), f"{docname}: console errors {opened.console_errors()}"
 
 
