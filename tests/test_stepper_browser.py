@@ -71,6 +71,17 @@ FIT_JS = """(root) => {
   };
 }"""
 # Milliseconds from a click on "Next step" to the page laid out again, for every frame after the first.
+# the page's scrollY once it has stopped moving: pydata-sphinx-theme sets `scroll-behavior: smooth`,
+# so a scroll that focus() starts is still running when focus() returns
+SETTLED_SCROLL_JS = """() => new Promise((done) => {
+  let last = scrollY, still = 0;
+  const look = () => {
+    still = scrollY === last ? still + 1 : 0;
+    last = scrollY;
+    if (still >= 10) done(last); else requestAnimationFrame(look);
+  };
+  requestAnimationFrame(look);
+})"""
 TIMING_JS = """(root) => {
   const next = root.querySelector('[data-action="next"]');
   const total = JSON.parse(root.querySelector('script.stepper-data').textContent).frames.length;
@@ -283,12 +294,12 @@ def test_every_stepper_works_with_the_keyboard_alone(visit, docname: str) -> Non
     assert opened.page.locator(".stepper-hint").first.is_visible()
     # from the picture's scroll box, which Tab reaches first, Home and End go to the ends, not scroll the page
     stepper.locator(".stepper-picture").focus()
-    scrolled = opened.page.evaluate("() => scrollY")
+    scrolled = opened.page.evaluate(SETTLED_SCROLL_JS)  # the theme scrolls smoothly: wait for focus's scroll to end
     opened.page.keyboard.press("End")
     check_frame(stepper, data, len(data["frames"]) - 1)
     opened.page.keyboard.press("Home")
     check_frame(stepper, data, 0)
-    assert opened.page.evaluate("() => scrollY") == scrolled, "Home or End scrolled the page"
+    assert opened.page.evaluate(SETTLED_SCROLL_JS) == scrolled, "Home or End scrolled the page"
     assert not opened.console_errors(), f"{docname}: console errors {opened.console_errors()}"
 
 
