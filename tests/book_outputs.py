@@ -52,10 +52,10 @@ EXECUTED = ROOT / "_build" / "jupyter_execute"
 
 
 @functools.cache
-def build_book() -> subprocess.CompletedProcess[str]:
-    """Run the strict build of every edition once per test process, however many test files ask."""
-    return subprocess.run([sys.executable, "-m", "tools.build_book", *EDITIONS], cwd=ROOT,
-                          capture_output=True, text=True, errors="replace")
+def build_book(force: bool = False) -> subprocess.CompletedProcess[str]:
+    """Run the strict build of every edition (an unchanged one is not built again, unless `force`)."""
+    command = [sys.executable, "-m", "tools.build_book", *EDITIONS, *(["--force"] if force else [])]
+    return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, errors="replace")
 
 
 @pytest.fixture(scope="session")

@@ -294,7 +294,7 @@ def test_every_stepper_works_with_the_keyboard_alone(visit, docname: str) -> Non
     assert opened.page.locator(".stepper-hint").first.is_visible()
     # from the picture's scroll box, which Tab reaches first, Home and End go to the ends, not scroll the page
     stepper.locator(".stepper-picture").focus()
-    scrolled = opened.page.evaluate(SETTLED_SCROLL_JS)  # the theme scrolls smoothly: wait for focus's scroll to end
+    scrolled = opened.page.evaluate(SETTLED_SCROLL_JS)  # once focus's smooth scroll is over
     opened.page.keyboard.press("End")
     check_frame(stepper, data, len(data["frames"]) - 1)
     opened.page.keyboard.press("Home")

@@ -269,7 +269,7 @@ def test_the_switcher_leads_to_the_same_page_in_the_other_language(book_build, l
 @pytest.mark.slow
 def test_the_chinese_build_reuses_the_english_execution(book_build) -> None:  # noqa: F811
     """One execution: the zh_CN build finds every chapter in the cache the English build filled."""
-    log = re.sub(r"\x1b\[[0-9;]*m", "", build_book().stdout)
+    log = re.sub(r"\x1b\[[0-9;]*m", "", build_book(force=True).stdout)
     chinese = log.split(f"book build, {CHINESE}:", 1)
     assert len(chinese) == 2, "the build log has no zh_CN build"
     executed = re.findall(r"(\S+\.md): Executing notebook", chinese[1])

@@ -17,6 +17,8 @@ notebook by its code alone.
 Every page is re-read on every build (`--all`): Sphinx warns only about pages it
 reads, so an incremental build would pass `-W` while an unchanged page still
 warns. Re-reading costs seconds because executed outputs come from the cache.
+An edition whose inputs have not changed at all since its last clean build is
+not built again (tools/build_stamp.py); `--force` builds it anyway.
 
 The book is built in every language of tools/editions.py, one Sphinx build
 each (tools/sphinx_build.py). First the chapters the cache lacks execute, a
@@ -36,6 +38,7 @@ every language, so the languages after the first such build are not built.
 
 from __future__ import annotations
 
+import argparse
 import fcntl
 import hashlib
 import html
@@ -52,6 +55,7 @@ from typing import Any
 import yaml
 
 from mlx_autodiff.site_layout import ROOT_PAGE, page_path
+from tools import build_stamp
 from tools.editions import LANGUAGES
 from tools.sphinx_build import skip_iri_checks
 
@@ -211,29 +215,54 @@ def chosen_languages(names: list[str] | None = None) -> list[str]:
     return [code for code in LANGUAGES if code in wanted] if wanted else list(LANGUAGES)
 
 
-def build(languages: list[str] | None = None, root: Path = ROOT) -> BuildResult:
+def build(languages: list[str] | None = None, root: Path = ROOT, force: bool = False) -> BuildResult:
     """Build the book strictly in `languages` (default: `chosen_languages()`), echoing the output;
-    report failing chapters; write the site's root page."""
+    report failing chapters; write the site's root page. An edition whose inputs are those of its
+    last clean build is not built again (tools/build_stamp.py), unless `force`."""
     (root / "_build").mkdir(exist_ok=True)
     with open(root / "_build" / ".build.lock", "w") as lock:
         # Two builds of one checkout (a terminal and the tests) would mix each other's outputs.
         fcntl.flock(lock, fcntl.LOCK_EX)
-        return _locked_build(chosen_languages(languages), root)
+        return _locked_build(chosen_languages(languages), root, force)
 
 
-def _locked_build(languages: list[str], root: Path) -> BuildResult:
-    cleared = refresh_cache(root)
-    print(f"engine {'changed: every chapter re-executes' if cleared else 'unchanged: cached outputs reused'}")
+def _locked_build(asked: list[str], root: Path, force: bool) -> BuildResult:
     html = root / "_build" / "html"
     # the switcher links to every language the site will have: these, and any built before
-    site = [code for code in LANGUAGES if code in languages or (html / code / "index.html").exists()]
+    site = [code for code in LANGUAGES if code in asked or (html / code / "index.html").exists()]
     result = BuildResult()
+    languages = []
+    for language in asked:
+        if not force and build_stamp.unchanged(root, language, site):
+            print(f"{SUMMARY}, {language}: unchanged since its last clean build, not built again "
+                  "(`python -m tools.build_book --force` builds it)", flush=True)
+            result.statuses[language] = 0
+        else:
+            build_stamp.forget(root, language)
+            languages.append(language)
+    if not languages:
+        write_root_page(root, site)
+        return result
+    cleared = refresh_cache(root)
+    print(f"engine {'changed: every chapter re-executes' if cleared else 'unchanged: cached outputs reused'}")
+    result = _build_changed(languages, site, root, result)
+    for language in languages:
+        if result.statuses.get(language) == 0:
+            build_stamp.record(root, language, site)
+    write_root_page(root, site)
+    if result.status != 0:
+        print("\n" + result.summary(), flush=True)
+    return result
+
+
+def _build_changed(languages: list[str], site: list[str], root: Path, result: BuildResult) -> BuildResult:
+    html = root / "_build" / "html"
     if prepare(root):  # every chapter's outputs are in the cache: the languages build side by side
         for language, (status, log) in zip(languages, _build_languages(languages, site, root), strict=True):
             result.statuses[language] = status
             if status != 0 and not result.failures:
                 result.failures = execution_failures(root, log, html / language)
-    for language in languages if not result.statuses else []:  # one at a time, the first executing
+    for language in [code for code in languages if code not in result.statuses]:  # the first executing
         if result.failures:
             result.statuses[language] = None
             continue
@@ -241,9 +270,6 @@ def _locked_build(languages: list[str], root: Path) -> BuildResult:
         result.statuses[language] = status
         if status != 0:
             result.failures = execution_failures(root, log, html / language)
-    write_root_page(root, site)
-    if result.status != 0:
-        print("\n" + result.summary(), flush=True)
     return result
 
 
@@ -424,5 +450,15 @@ def write_root_page(root: Path, site: list[str]) -> None:
         (root / "_build" / "html" / ROOT_PAGE).write_text(page, encoding="utf8")
 
 
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m tools.build_book", description=__doc__.splitlines()[0])
+    parser.add_argument("languages", nargs="*", metavar="LANGUAGE",
+                        help=f"the editions to build (default: LANGS, else every one: {' '.join(LANGUAGES)})")
+    parser.add_argument("--force", action="store_true",
+                        help="build every edition asked for, even one whose inputs have not changed")
+    args = parser.parse_args(argv)
+    return build(args.languages, force=args.force).status
+
+
 if __name__ == "__main__":
-    sys.exit(build(sys.argv[1:]).status)
+    sys.exit(main())
