@@ -16,6 +16,7 @@ the layout cannot drift apart between them again.
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import posixpath
 from collections.abc import Sequence
@@ -94,11 +95,18 @@ def _with_slash(base: str) -> str:
 
 
 def _config(root: Path) -> dict:
-    import yaml  # here: what reads only the layout needs no YAML
-
     path = root / "_config.yml"
     if not path.is_file():
         return {}
+    stat = path.stat()
+    return _parsed_config(path, stat.st_mtime_ns, stat.st_size)
+
+
+@functools.lru_cache(maxsize=8)
+def _parsed_config(path: Path, mtime_ns: int, size: int) -> dict:
+    """`path` read once per version of the file (a build asks for every page's links); callers only read."""
+    import yaml  # here: what reads only the layout needs no YAML
+
     return yaml.safe_load(path.read_text(encoding="utf8")) or {}
 
 

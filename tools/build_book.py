@@ -367,8 +367,9 @@ def prepare(root: Path) -> bool:
           + " ".join(_relative(root, source) for source in missing), flush=True)
     complete = True
     with ProcessPoolExecutor(workers()) as pool:
-        runs = [pool.submit(execute_chapter, source, timeout) for source in missing]
+        # the explorer's runs first: the longest job, begun last it would run alone at the end
         exploring = pool.submit(warm_explorer, root) if explorer else None
+        runs = [pool.submit(execute_chapter, source, timeout) for source in missing]
         for run in runs:
             source, notebook, seconds = run.result()
             if notebook is None:

@@ -69,13 +69,14 @@ def exercise_numbers(labels_by_chapter: dict[str, list[str]], root: Path) -> dic
 def numbered(chapter: Chapter) -> list[Exercise]:
     """The chapter's exercises, each with its number (the chapters before it that share its number,
     such as 08 before 08a, are read for their count)."""
-    prefix = chapter_numbers(chapter.root).get(chapter.name, "")
+    by_chapter = chapter_numbers(chapter.root)
+    prefix = by_chapter.get(chapter.name, "")
     earlier: dict[str, list[str]] = {}
     if prefix:
         for other in chapters(chapter.root):
             if other.name == chapter.name:
                 break
-            if chapter_numbers(chapter.root).get(other.name) == prefix:
+            if by_chapter.get(other.name) == prefix:
                 earlier[other.name] = [ex.label for ex in exercises(other.read(), other.name)]
     found = exercises(chapter.read(), chapter.name)
     numbers = exercise_numbers({**earlier, chapter.name: [ex.label for ex in found]}, chapter.root)
