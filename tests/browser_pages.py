@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import re
 import threading
 from collections.abc import Callable, Iterator
@@ -33,6 +34,7 @@ from tools.chromium import ChromiumNotFound, find_chromium, skip_reason
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 SCREENSHOTS = ROOT / "_build" / "screenshots"
+FULL_SCREENSHOTS = os.environ.get("BOOK_SCREENSHOTS", "") == "full"
 WIDE, NARROW, HEIGHT = 1280, 390, 900
 OVERFLOW_TOLERANCE_PX = 2
 # The page's width against the viewport, and the outermost article elements sticking out of it
@@ -162,8 +164,10 @@ class Visit:
                 if not (self.network and "net::ERR_FAILED" in error)]  # reported as `network` instead
 
     def screenshot(self, name: str) -> None:
+        """The first screen, as a reader opens the page; the whole page with BOOK_SCREENSHOTS=full
+        (a long page's full capture costs about 0.7 s, times every page, width and edition)."""
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-        self.page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=True)
+        self.page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=FULL_SCREENSHOTS)
 
     def close(self) -> None:
         self.context.close()
