@@ -25,8 +25,9 @@
  * and why each misplaced one goes elsewhere; a new choice or a move takes that verdict away until the
  * next Check. Each answer is kept in localStorage under
  * "tds-questions" ({docname: {id: {right, answer}}}), shared by both editions; a reload shows the
- * answers again, "Clear my progress" forgets this chapter's, the landing page shows each chapter's
- * score. Nothing a reader did is sent anywhere.
+ * answers again, "Clear my progress" forgets this chapter's (after the reader confirms, when
+ * there is anything to forget), the landing page shows each chapter's score and clears them all the
+ * same way. Nothing a reader did is sent anywhere.
  *
  * The words (buttons, verdicts, scores) are the page's: the part "questions" of script#tds-words,
  * which tools/book_languages.py writes from mlx_autodiff/words/<language>.json.
@@ -292,6 +293,8 @@
       button.addEventListener("click", function () {
         var all = load();
         if (!all || typeof all !== "object" || Array.isArray(all)) all = {};
+        var count = Object.keys(kept(all, question.page)).length;
+        if (count && !window.confirm(say("clear_ask", { n: count }))) return; // a misclick loses nothing
         delete all[question.page];
         save(all);
         questions.forEach(function (q) { q.api.reset(); });
@@ -316,6 +319,11 @@
     var actions = list.querySelector(".question-actions");
     actions.hidden = false;
     actions.querySelector(".question-clear-all").addEventListener("click", function () {
+      var all = load();
+      var count = Object.keys(all).reduce(function (sum, page) {
+        return sum + Object.keys(kept(all, page)).length;
+      }, 0);
+      if (count && !window.confirm(say("clear_all_ask", { n: count }))) return;
       save({});
       show();
       status.textContent = words.cleared_all;

@@ -288,13 +288,38 @@ def test_progress_survives_a_reload_shows_on_the_landing_page_and_clears(visit, 
     assert page.locator('.question-score[data-page="book/04-step-0"]').inner_text() == \
         said(language)["landing_progress"].format(k=0, n=len(source_questions("book/04-step-0")))
 
+    # "Clear all my progress" asks first: dismissed, every answer stays
+    asked: list[str] = []
+    page.once("dialog", lambda dialog: (asked.append(dialog.message), dialog.dismiss()))
+    page.locator(".question-clear-all").click()
+    assert asked == [said(language)["clear_all_ask"].format(n=2)]
+    assert score.inner_text() == said(language)["landing_progress"].format(k=1, n=total)
+
     page.go_back()
-    page.locator("div.question").first.locator(".question-clear").click()
+    clear = page.locator("div.question").first.locator(".question-clear")
+    page.once("dialog", lambda dialog: (asked.append(dialog.message), dialog.dismiss()))
+    clear.click()  # a misclick, dismissed: nothing is lost
+    assert asked[1:] == [said(language)["clear_ask"].format(n=2)]
+    assert page.locator("div.question").first.locator(".question-progress").inner_text() == progress
+    assert page.locator("input[type=radio]:checked").count() == 2
+    page.once("dialog", lambda dialog: dialog.accept())
+    clear.click()
     assert page.locator("div.question").first.locator(".question-progress").inner_text() == \
         said(language)["progress"].format(k=0, n=total)
     assert page.locator("input[type=radio]:checked").count() == 0
     page.reload()
     assert page.locator("input[type=radio]:checked").count() == 0
+    assert page.evaluate("() => JSON.parse(localStorage.getItem('tds-questions') || '{}')") == {}
+
+    first = page.locator("div.question").first  # answered again, then cleared from the landing page
+    first.locator(f'input[value="{right}"]').check()
+    first.locator(".question-check").click()
+    page.goto(page.url.replace("book/05-step-1.html", "book/index.html"))
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.locator(".question-clear-all").click()
+    assert score.inner_text() == said(language)["landing_progress"].format(k=0, n=total)
+    status = page.locator(".question-progress-list .question-status")
+    assert status.inner_text() == said(language)["cleared_all"]
     assert page.evaluate("() => JSON.parse(localStorage.getItem('tds-questions') || '{}')") == {}
     assert opened.console_errors() == []
 

@@ -231,15 +231,17 @@ def _locked_build(asked: list[str], root: Path, force: bool) -> BuildResult:
     # the switcher links to every language the site will have: these, and any built before
     site = [code for code in LANGUAGES if code in asked or (html / code / "index.html").exists()]
     result = BuildResult()
-    languages = []
+    inputs: dict[str, str | None] = {}  # what each edition to build reads, as the build begins
     for language in asked:
-        if not force and build_stamp.unchanged(root, language, site):
+        digest = build_stamp.inputs_digest(root, language, site)
+        if not force and build_stamp.unchanged(root, language, digest):
             print(f"{SUMMARY}, {language}: unchanged since its last clean build, not built again "
                   "(`python -m tools.build_book --force` builds it)", flush=True)
             result.statuses[language] = 0
         else:
             build_stamp.forget(root, language)
-            languages.append(language)
+            inputs[language] = digest
+    languages = list(inputs)
     if not languages:
         write_root_page(root, site)
         return result
@@ -248,7 +250,7 @@ def _locked_build(asked: list[str], root: Path, force: bool) -> BuildResult:
     result = _build_changed(languages, site, root, result)
     for language in languages:
         if result.statuses.get(language) == 0:
-            build_stamp.record(root, language, site)
+            build_stamp.record(root, language, inputs[language])
     write_root_page(root, site)
     if result.status != 0:
         print("\n" + result.summary(), flush=True)

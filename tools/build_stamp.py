@@ -71,23 +71,21 @@ def _written(root: Path, language: str) -> int | None:
     return info.stat().st_mtime_ns if info.exists() else None
 
 
-def unchanged(root: Path, language: str, site: list[str]) -> bool:
-    """True when the edition's last clean build read what a build would read now, and wrote the HTML
+def unchanged(root: Path, language: str, inputs: str | None) -> bool:
+    """True when the edition's last clean build read `inputs` (`inputs_digest` now), and wrote the HTML
     that is there."""
     try:
         kept = json.loads(_stamp(root, language).read_text(encoding="utf8"))
     except (OSError, ValueError):
         return False
     written = _written(root, language)
-    if written is None or kept.get("html") != written:
-        return False
-    inputs = inputs_digest(root, language, site)
-    return inputs is not None and kept.get("inputs") == inputs
+    return inputs is not None and written is not None and kept == {"inputs": inputs, "html": written}
 
 
-def record(root: Path, language: str, site: list[str]) -> None:
-    """After a clean build of the edition: what it read, and when its HTML was written."""
-    inputs, written = inputs_digest(root, language, site), _written(root, language)
+def record(root: Path, language: str, inputs: str | None) -> None:
+    """After a clean build of the edition: `inputs`, its `inputs_digest` taken before the build began
+    (a file edited during the build then builds again), and when its HTML was written."""
+    written = _written(root, language)
     stamp = _stamp(root, language)
     if inputs is None or written is None:
         stamp.unlink(missing_ok=True)
