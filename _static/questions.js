@@ -293,13 +293,15 @@
       button.addEventListener("click", function () {
         var all = load();
         if (!all || typeof all !== "object" || Array.isArray(all)) all = {};
-        var count = Object.keys(kept(all, question.page)).length;
+        var mine = kept(all, question.page);
+        // the answers the page shows (an entry for a question the book no longer has is not counted)
+        var count = questions.filter(function (q) { return q.page === question.page && mine[q.id]; }).length;
         if (count && !window.confirm(say("clear_ask", { n: count }))) return; // a misclick loses nothing
         delete all[question.page];
         save(all);
         questions.forEach(function (q) { q.api.reset(); });
         tally();
-        question.root.querySelector(".question-status").textContent = words.cleared;
+        question.root.querySelector(".question-status").textContent = count ? words.cleared : words.nothing_to_clear;
       });
       question.progress.after(button);
     });
@@ -320,13 +322,14 @@
     actions.hidden = false;
     actions.querySelector(".question-clear-all").addEventListener("click", function () {
       var all = load();
-      var count = Object.keys(all).reduce(function (sum, page) {
-        return sum + Object.keys(kept(all, page)).length;
-      }, 0);
+      var count = 0; // the answers of the chapters listed here, as their scores count them
+      list.querySelectorAll(".question-score").forEach(function (score) {
+        count += Object.keys(kept(all, score.dataset.page)).length;
+      });
       if (count && !window.confirm(say("clear_all_ask", { n: count }))) return;
       save({});
       show();
-      status.textContent = words.cleared_all;
+      status.textContent = count ? words.cleared_all : words.nothing_to_clear;
     });
     show();
   }

@@ -328,6 +328,31 @@ def test_progress_survives_a_reload_shows_on_the_landing_page_and_clears(visit, 
 @pytest.mark.slow
 @pytest.mark.usefixtures("book_build")
 @pytest.mark.parametrize("language", EDITIONS)
+def test_clearing_with_nothing_kept_asks_nothing_and_says_so(visit, language: str) -> None:
+    """An entry for a question the page no longer has is not an answer the reader sees: it is not
+    counted, so nothing is asked, and the status says there was nothing to clear."""
+    opened = visit("book/05-step-1.html", WIDE, language)
+    page = opened.page
+    page.evaluate("() => localStorage.setItem('tds-questions', JSON.stringify("
+                  "{'book/05-step-1': {'a-question-since-removed': {right: true, answer: 'a'}}}))")
+    page.reload()
+    asked: list[str] = []
+    page.on("dialog", lambda dialog: (asked.append(dialog.message), dialog.dismiss()))
+    first = page.locator("div.question").first
+    first.locator(".question-clear").click()
+    assert first.locator(".question-status").inner_text() == said(language)["nothing_to_clear"]
+    page.goto(page.url.replace("book/05-step-1.html", "book/index.html"))
+    page.locator(".question-clear-all").click()
+    status = page.locator(".question-progress-list .question-status")
+    assert status.inner_text() == said(language)["nothing_to_clear"]
+    assert asked == [], "a dialog asked about answers the reader cannot see"
+    assert opened.console_errors() == []
+
+
+@pytest.mark.browser
+@pytest.mark.slow
+@pytest.mark.usefixtures("book_build")
+@pytest.mark.parametrize("language", EDITIONS)
 def test_a_new_choice_or_move_takes_away_the_last_checks_verdict(visit, language: str) -> None:
     opened = visit("book/04-step-0.html", WIDE, language)
     choice = opened.page.locator('div.question[data-kind="choice"]').first
