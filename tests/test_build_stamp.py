@@ -23,7 +23,7 @@ def git(root: Path, *args: str) -> None:
 
 
 def repository(root: Path) -> Path:
-    """A git repository with a page, a test, and the HTML an edition's clean build left."""
+    """A git repository with a page, a test, and the HTML an edition's successful build left."""
     (root / "book").mkdir(parents=True)
     (root / "book" / "index.md").write_text("# A page\n")
     (root / "tests").mkdir()
@@ -130,7 +130,7 @@ def test_a_second_build_of_an_unchanged_book_skips_sphinx(
     again = build(["en"], root=root)
     log = capfd.readouterr().out
     assert again.status == 0 and again.statuses == {"en": 0}
-    assert "book build, en: unchanged since its last clean build" in log
+    assert "book build, en: unchanged since its last successful build" in log
     assert "tools.sphinx_build" not in log, "Sphinx ran for an unchanged book"
     assert (root / "_build" / "html" / "en" / "book" / "05-step-1.html").read_bytes() == page
     capfd.readouterr()

@@ -17,8 +17,8 @@ notebook by its code alone.
 Every page is re-read on every build (`--all`): Sphinx warns only about pages it
 reads, so an incremental build would pass `-W` while an unchanged page still
 warns. Re-reading costs seconds because executed outputs come from the cache.
-An edition whose inputs have not changed at all since its last clean build is
-not built again (tools/build_stamp.py); `--force` builds it anyway.
+An edition whose inputs have not changed at all since its last successful
+build is not built again (tools/build_stamp.py); `--force` builds it anyway.
 
 The book is built in every language of tools/editions.py, one Sphinx build
 each (tools/sphinx_build.py). First the chapters the cache lacks execute, a
@@ -218,7 +218,7 @@ def chosen_languages(names: list[str] | None = None) -> list[str]:
 def build(languages: list[str] | None = None, root: Path = ROOT, force: bool = False) -> BuildResult:
     """Build the book strictly in `languages` (default: `chosen_languages()`), echoing the output;
     report failing chapters; write the site's root page. An edition whose inputs are those of its
-    last clean build is not built again (tools/build_stamp.py), unless `force`."""
+    last successful build is not built again (tools/build_stamp.py), unless `force`."""
     (root / "_build").mkdir(exist_ok=True)
     with open(root / "_build" / ".build.lock", "w") as lock:
         # Two builds of one checkout (a terminal and the tests) would mix each other's outputs.
@@ -235,7 +235,7 @@ def _locked_build(asked: list[str], root: Path, force: bool) -> BuildResult:
     for language in asked:
         digest = build_stamp.inputs_digest(root, language, site)
         if not force and build_stamp.unchanged(root, language, digest):
-            print(f"{SUMMARY}, {language}: unchanged since its last clean build, not built again "
+            print(f"{SUMMARY}, {language}: unchanged since its last successful build, not built again "
                   "(`python -m tools.build_book --force` builds it)", flush=True)
             result.statuses[language] = 0
         else:

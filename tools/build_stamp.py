@@ -1,9 +1,9 @@
-"""An unchanged edition is not built again: what its last clean build read, kept as one hash.
+"""An unchanged edition is not built again: what its last successful build read, kept as one hash.
 
 A strict build reads every page again (tools/build_book.py says why): about 20 s an edition on
 2 cores even when nothing changed. An edition's build reads the repository's files, the installed
 packages, the Python that runs it, the editions the site has and two environment variables
-(mlx_autodiff/site_layout.py). When all of them hash as they did at the edition's last clean build,
+(mlx_autodiff/site_layout.py). When all of them hash as they did at the edition's last successful build,
 and the HTML that build wrote is still there, a build would write the same site again
 (tests/test_book_determinism.py holds the build to that), so it is skipped, as `make` skips a target
 that is newer than its sources. `python -m tools.build_book --force` builds anyway.
@@ -72,7 +72,7 @@ def _written(root: Path, language: str) -> int | None:
 
 
 def unchanged(root: Path, language: str, inputs: str | None) -> bool:
-    """True when the edition's last clean build read `inputs` (`inputs_digest` now), and wrote the HTML
+    """True when the edition's last successful build read `inputs` (`inputs_digest` now), and wrote the HTML
     that is there."""
     try:
         kept = json.loads(_stamp(root, language).read_text(encoding="utf8"))
@@ -83,7 +83,7 @@ def unchanged(root: Path, language: str, inputs: str | None) -> bool:
 
 
 def record(root: Path, language: str, inputs: str | None) -> None:
-    """After a clean build of the edition: `inputs`, its `inputs_digest` taken before the build began
+    """After a successful build of the edition: `inputs`, its `inputs_digest` taken before the build began
     (a file edited during the build then builds again), and when its HTML was written."""
     written = _written(root, language)
     stamp = _stamp(root, language)
