@@ -322,7 +322,7 @@
     actions.hidden = false;
     actions.querySelector(".question-clear-all").addEventListener("click", function () {
       var all = load();
-      var count = 0; // the answers of the chapters listed here, as their scores count them
+      var count = 0; // every kept answer, right or not, of the chapters listed here
       list.querySelectorAll(".question-score").forEach(function (score) {
         count += Object.keys(kept(all, score.dataset.page)).length;
       });

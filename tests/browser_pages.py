@@ -165,7 +165,7 @@ class Visit:
 
     def screenshot(self, name: str) -> None:
         """The first screen, as a reader opens the page; the whole page with BOOK_SCREENSHOTS=full
-        (a long page's full capture costs about 0.7 s, times every page, width and edition)."""
+        (a long page's full capture is slow, and it is paid for every page, width and edition)."""
         SCREENSHOTS.mkdir(parents=True, exist_ok=True)
         self.page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=FULL_SCREENSHOTS)
 

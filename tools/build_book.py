@@ -232,8 +232,9 @@ def _locked_build(asked: list[str], root: Path, force: bool) -> BuildResult:
     site = [code for code in LANGUAGES if code in asked or (html / code / "index.html").exists()]
     result = BuildResult()
     inputs: dict[str, str | None] = {}  # what each edition to build reads, as the build begins
+    shared = build_stamp.shared_digest(root)
     for language in asked:
-        digest = build_stamp.inputs_digest(root, language, site)
+        digest = build_stamp.edition_digest(shared, language, site)
         if not force and build_stamp.unchanged(root, language, digest):
             print(f"{SUMMARY}, {language}: unchanged since its last successful build, not built again "
                   "(`python -m tools.build_book --force` builds it)", flush=True)

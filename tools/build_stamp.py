@@ -41,9 +41,9 @@ def repository_files(root: Path) -> list[str] | None:
     return sorted(name for name in names if not name.startswith(NOT_READ) and (root / name).is_file())
 
 
-def inputs_digest(root: Path, language: str, site: list[str]) -> str | None:
-    """One hash of everything the edition's build reads (the module's docstring lists it); None when
-    the repository's files cannot be listed."""
+def shared_digest(root: Path) -> str | None:
+    """One hash of what every edition's build reads (the module's docstring lists it); None when the
+    repository's files cannot be listed."""
     files = repository_files(root)
     if files is None:
         return None
@@ -55,10 +55,24 @@ def inputs_digest(root: Path, language: str, site: list[str]) -> str | None:
     digest.update(str(live.stat().st_mtime_ns if live.exists() else None).encode())
     packages = sorted(f"{dist.metadata['Name']}=={dist.version}" for dist in metadata.distributions())
     environment = {name: os.environ.get(name, "") for name in (BASEURL_VARIABLE, REPOSITORY_VARIABLE)}
-    said = {"language": language, "site": site, "python": sys.version, "executable": sys.executable,
-            "packages": packages, "environment": environment}
+    said = {"python": sys.version, "executable": sys.executable, "packages": packages,
+            "environment": environment}
     digest.update(json.dumps(said, sort_keys=True).encode())
     return digest.hexdigest()
+
+
+def edition_digest(shared: str | None, language: str, site: list[str]) -> str | None:
+    """What one edition's build reads: `shared_digest`, its language and the site's editions."""
+    if shared is None:
+        return None
+    said = json.dumps({"shared": shared, "language": language, "site": site}, sort_keys=True)
+    return hashlib.sha256(said.encode()).hexdigest()
+
+
+def inputs_digest(root: Path, language: str, site: list[str]) -> str | None:
+    """`edition_digest` of the repository as it is now (a build of several editions hashes the
+    repository once: `shared_digest`)."""
+    return edition_digest(shared_digest(root), language, site)
 
 
 def _stamp(root: Path, language: str) -> Path:
@@ -72,8 +86,8 @@ def _written(root: Path, language: str) -> int | None:
 
 
 def unchanged(root: Path, language: str, inputs: str | None) -> bool:
-    """True when the edition's last successful build read `inputs` (`inputs_digest` now), and wrote the HTML
-    that is there."""
+    """True when the edition's last successful build read `inputs` (its `edition_digest` now), and
+    wrote the HTML that is there."""
     try:
         kept = json.loads(_stamp(root, language).read_text(encoding="utf8"))
     except (OSError, ValueError):
@@ -83,8 +97,8 @@ def unchanged(root: Path, language: str, inputs: str | None) -> bool:
 
 
 def record(root: Path, language: str, inputs: str | None) -> None:
-    """After a successful build of the edition: `inputs`, its `inputs_digest` taken before the build began
-    (a file edited during the build then builds again), and when its HTML was written."""
+    """After a successful build of the edition: `inputs`, its `edition_digest` taken before the build
+    began (a file edited during the build then builds again), and when its HTML was written."""
     written = _written(root, language)
     stamp = _stamp(root, language)
     if inputs is None or written is None:
