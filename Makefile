@@ -39,8 +39,11 @@ $(LIVE_ASSETS): package.json package-lock.json tools/live_assets.py | $(STAMP)
 setup: $(LIVE_ASSETS)
 
 # Every test, as CI runs it: the engine, the strict build of both editions, the browser, live cells.
+# TEST_WORKERS pytest-xdist processes (one per logical core unless told) share the tests; tests/conftest.py groups
+# those that must run in one worker (`--dist loadgroup`), and the first worker's book build serves all.
+TEST_WORKERS ?= logical
 test: setup
-	$(PY) -m pytest
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup
 
 # While working: no book build, no browser, no chapter executed (tests/conftest.py marks every test
 # that needs one `slow`, from the fixtures it uses). `make test` before a merge.

@@ -52,7 +52,6 @@
                "stepper-missed"];
   var words = null; // the page's words (start() reads them)
   var players = []; // every started player, for the page-wide arrow keys
-  var visible = new Map(); // player -> how much of it is on screen
 
   function say(key, values) {
     return words[key].replace(/\{(\w+)\}/g, function (_, name) { return values[name]; });
@@ -67,8 +66,7 @@
 
   function player(root) {
     var data = JSON.parse(root.querySelector("script.stepper-data").textContent);
-    var frames = data.frames;
-    var last = frames.length - 1;
+    var frames = data.frames, last = frames.length - 1;
     var panel = root.querySelector(".stepper-player"), picture = root.querySelector(".stepper-picture");
     var find = function (selector) { return panel.querySelector(selector); };
     var sentence = find(".stepper-sentence"), position = find(".stepper-position");
@@ -335,7 +333,7 @@
     [panel, picture].forEach(function (part) { part.addEventListener("keydown", onKey); });
 
     var me = {
-      root: root,
+      root: root, panel: panel,
       key: function (direction) {
         if (asking) return;
         if (direction > 0) actions.next();
@@ -343,11 +341,6 @@
       },
     };
     players.push(me);
-    if ("IntersectionObserver" in window) {
-      new IntersectionObserver(function (seen) {
-        seen.forEach(function (entry) { visible.set(me, entry.intersectionRatio); });
-      }, { threshold: [0, 0.25, 0.5, 0.75, 1] }).observe(panel);
-    }
 
     list.open = false;
     panel.hidden = false;
@@ -360,14 +353,21 @@
     if (asked >= 1 && !location.hash) root.scrollIntoView({ block: "start" });
   }
 
+  // The part of a player on screen, measured at the key (an IntersectionObserver's report lags a scroll)
+  function shown(player) {
+    var box = player.panel.getBoundingClientRect();
+    var high = Math.min(box.bottom, window.innerHeight) - Math.max(box.top, 0);
+    return box.right > 0 && box.left < window.innerWidth && high > 0 ? high / box.height : 0;
+  }
+
   function arrows(event) {
     if (event.key !== "ArrowLeft" && event.key !== "ArrowRight") return;
     if (event.altKey || event.ctrlKey || event.metaKey || event.shiftKey || event.defaultPrevented) return;
     var target = event.target;
     if (target.closest && target.closest("input, select, textarea, [contenteditable]")) return;
     var focused = players.filter(function (p) { return p.root.contains(target); })[0];
-    var seen = players.filter(function (p) { return (visible.get(p) || 0) > 0; });
-    seen.sort(function (a, b) { return visible.get(b) - visible.get(a); });
+    var seen = players.filter(function (p) { return shown(p) > 0; });
+    seen.sort(function (a, b) { return shown(b) - shown(a); });
     var chosen = focused || seen[0];
     if (!chosen) return;
     event.preventDefault();

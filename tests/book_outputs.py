@@ -21,6 +21,7 @@ or a unique prefix ("05").
 from __future__ import annotations
 
 import ast
+import fcntl
 import functools
 import html.parser
 import json
@@ -52,16 +53,35 @@ EXECUTED = ROOT / "_build" / "jupyter_execute"
 
 
 @functools.cache
-def build_book(force: bool = False) -> subprocess.CompletedProcess[str]:
-    """Run the strict build of every edition (an unchanged one is not built again, unless `force`)."""
-    command = [sys.executable, "-m", "tools.build_book", *EDITIONS, *(["--force"] if force else [])]
+def build_book() -> subprocess.CompletedProcess[str]:
+    """Run the strict build of every edition (an unchanged one is not built again)."""
+    command = [sys.executable, "-m", "tools.build_book", *EDITIONS]
     return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, errors="replace")
 
 
+def build_once_per_run(run: str) -> subprocess.CompletedProcess[str]:
+    """`build_book()`, once for every pytest-xdist worker of the run `run` (`make test`): the first
+    worker builds, the others read its result. A file saved during the run does not build the book
+    again under the pages that other workers are reading, as it would not in one process."""
+    (ROOT / "_build").mkdir(exist_ok=True)
+    kept = ROOT / "_build" / f".tests-build-{run}.json"
+    with open(ROOT / "_build" / ".tests-build.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if kept.exists():
+            return subprocess.CompletedProcess(**json.loads(kept.read_text(encoding="utf8")))
+        for earlier in (ROOT / "_build").glob(".tests-build-*.json"):
+            earlier.unlink()
+        result = build_book()
+        kept.write_text(json.dumps({"args": result.args, "returncode": result.returncode,
+                                    "stdout": result.stdout, "stderr": result.stderr}), encoding="utf8")
+        return result
+
+
 @pytest.fixture(scope="session")
-def book_build() -> subprocess.CompletedProcess[str]:
-    """The strict book build; fails every test that needs it when the build fails."""
-    result = build_book()
+def book_build(request: pytest.FixtureRequest) -> subprocess.CompletedProcess[str]:
+    """The strict book build, once a run; fails every test that needs it when the build fails."""
+    worker = getattr(request.config, "workerinput", None)  # set in a pytest-xdist worker
+    result = build_once_per_run(worker["testrunuid"]) if worker else build_book()
     assert result.returncode == 0, f"the strict book build failed:\n{build_problems(result.stdout)}"
     return result
 

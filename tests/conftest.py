@@ -10,8 +10,10 @@ Nothing here imports Sphinx, myst-nb or Playwright: the tests that need them do.
 
 from __future__ import annotations
 
+import inspect
 import os
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from browser_pages import browser, checked_page, server, visit  # noqa: F401 (the browser tests' fixtures)
@@ -44,12 +46,57 @@ FIXTURE_MARKS: dict[str, tuple[str, ...]] = {
 book), `browser` (needs Chromium), `executed` (executes chapters)."""
 
 
+TESTS = Path(__file__).resolve().parent
+PER_WORKER = {"book_build", "browser", "server"}
+"""Shared fixtures each `make test` worker (pytest-xdist) sets up for itself, as cheap to repeat: the
+book build finds the build another worker made (tools/build_stamp.py, under tools/build_book.py's
+lock), Chromium and the site's server start in about a second."""
+
+
+def shared_fixtures(item: pytest.Item) -> set[str]:
+    """The module- and session-scoped fixtures of tests/ that the test uses, other than `PER_WORKER`
+    ones, each as "<its module>.<its name>" (two test files may each have a `records`)."""
+    info = getattr(item, "_fixtureinfo", None)  # pytest's own record of what a test asks for
+    found = set()
+    for name, defs in (info.name2fixturedefs.items() if info else ()):
+        function = getattr(defs[-1], "func", None) if defs else None
+        ours = function is not None and Path(inspect.getfile(function)).parent == TESTS
+        if ours and defs[-1].scope in ("module", "session") and name not in PER_WORKER | {"checked_page"}:
+            found.add(f"{function.__module__}.{name}")
+    return found
+
+
+def worker_groups(items: list[pytest.Item]) -> dict[pytest.Item, str]:
+    """Which tests one pytest-xdist worker must run together (`--dist loadgroup`): those sharing a
+    costly fixture (computed once per worker, so not split), and the looking-only checks of one page
+    (`checked_page` measures a page once per worker: tests/test_browser.py, tests/test_axe.py)."""
+    owner: dict[str, str] = {}  # fixture -> the group it belongs to (fixtures used together join)
+
+    def group(name: str) -> str:
+        while owner.setdefault(name, name) != name:
+            name = owner[name]
+        return name
+
+    uses = {item: sorted(shared_fixtures(item)) for item in items}
+    for names in uses.values():
+        for name in names[1:]:
+            owner[group(name)] = group(names[0])
+    found = {item: f"fixture {group(names[0])}" for item, names in uses.items() if names}
+    for item in items:
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        if "checked_page" in getattr(item, "fixturenames", ()) and "docname" in params:
+            found[item] = f"page {params.get('language', 'en')}/{params['docname']}"
+    return found
+
+
 @pytest.hookimpl(tryfirst=True)  # before `-m` deselects: the marks must be there when it looks
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         marks = {mark for name in getattr(item, "fixturenames", ()) for mark in FIXTURE_MARKS.get(name, ())}
         for mark in sorted(marks):
             item.add_marker(mark)
+    for item, name in worker_groups(items).items():
+        item.add_marker(pytest.mark.xdist_group(name))
 
 
 @pytest.fixture(autouse=True)

@@ -73,7 +73,7 @@ def test_a_plain_tensor_on_another_device_is_still_a_mismatch() -> None:
         leaf([2], FLEX).add(Tensor.ones([2], Device.metal()))
 
 
-@pytest.mark.parametrize("bad", NOT_DEVICES, ids=repr)
+@pytest.mark.parametrize("bad", NOT_DEVICES, ids=["'metal'", "None", "0", "mx.cpu", "Device.metal"])
 @pytest.mark.parametrize(
     "call",
     [

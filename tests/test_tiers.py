@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURE_MARKS
+from conftest import FIXTURE_MARKS, shared_fixtures
 
 TESTS = Path(__file__).resolve().parent
 
@@ -42,3 +42,43 @@ def test_the_fast_tier_runs_no_costly_fixture(request: pytest.FixtureRequest) ->
               if set(item.fixturenames) & set(FIXTURE_MARKS)
               or any(item.get_closest_marker(mark) for mark in ("slow", "book", "browser", "executed"))]
     assert not chosen, "\n".join(chosen)
+
+
+def group_of(item: pytest.Item) -> str | None:
+    mark = item.get_closest_marker("xdist_group")
+    return mark.args[0] if mark else None
+
+
+def test_the_looking_checks_of_one_page_run_in_one_worker(request: pytest.FixtureRequest) -> None:
+    """`make test`'s workers (pytest-xdist, `--dist loadgroup`): every check that reads a page's
+    `checked_page` facts shares the page's group, so the page is opened once per run, not per worker."""
+    pages: dict[tuple[str, str], set[str | None]] = {}
+    for item in request.session.items:
+        if "checked_page" in item.fixturenames:
+            params = item.callspec.params
+            pages.setdefault((params.get("language", "en"), params["docname"]), set()).add(group_of(item))
+    if not pages:
+        pytest.skip("no test of this run uses checked_page")
+    split = {page: groups for page, groups in pages.items() if len(groups) != 1 or None in groups}
+    assert not split, split
+    named = {group for groups in pages.values() for group in groups}
+    assert len(named) == len(pages), "two pages share a group"
+
+
+def test_the_tests_of_one_costly_fixture_run_in_one_worker(request: pytest.FixtureRequest) -> None:
+    """A module or session fixture (every chapter graded, the live servers, ...) is set up once per
+    worker that runs one of its tests: they all share a group, so it is set up once per run."""
+    groups: dict[str, set[str | None]] = {}
+    for item in request.session.items:
+        for fixture in shared_fixtures(item):
+            groups.setdefault(fixture, set()).add(group_of(item))
+    if not groups:
+        pytest.skip("no test of this run uses a module or session fixture of tests/")
+    split = {fixture: found for fixture, found in groups.items() if len(found) != 1 or None in found}
+    assert not split, split
+
+
+def test_make_test_runs_its_workers_by_group() -> None:
+    """Without `--dist loadgroup`, pytest-xdist ignores the groups above."""
+    recipe = re.search(r"^test: setup\n\t(.+)$", (TESTS.parent / "Makefile").read_text(), re.M)
+    assert recipe and "--dist loadgroup" in recipe[1] and " -n " in recipe[1], recipe

@@ -258,10 +258,23 @@ def _locked_build(asked: list[str], root: Path, force: bool) -> BuildResult:
     return result
 
 
+def last_log(root: Path, language: str) -> Path:
+    """Where the edition's last Sphinx build left its log (an unchanged edition, not built again, keeps
+    the log of the build that wrote its HTML): tests read it instead of building again."""
+    return root / "_build" / ".doctrees" / language / "build.log"
+
+
+def _keep_log(root: Path, language: str, log: str) -> None:
+    path = last_log(root, language)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(log, encoding="utf8")
+
+
 def _build_changed(languages: list[str], site: list[str], root: Path, result: BuildResult) -> BuildResult:
     html = root / "_build" / "html"
     if prepare(root):  # every chapter's outputs are in the cache: the languages build side by side
         for language, (status, log) in zip(languages, _build_languages(languages, site, root), strict=True):
+            _keep_log(root, language, log)
             result.statuses[language] = status
             if status != 0 and not result.failures:
                 result.failures = execution_failures(root, log, html / language)
@@ -270,6 +283,7 @@ def _build_changed(languages: list[str], site: list[str], root: Path, result: Bu
             result.statuses[language] = None
             continue
         status, log = _build_language(language, site, root)
+        _keep_log(root, language, log)
         result.statuses[language] = status
         if status != 0:
             result.failures = execution_failures(root, log, html / language)
