@@ -28,6 +28,7 @@ import json
 import re
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -144,6 +145,25 @@ def executed(chapter: str) -> nbformat.NotebookNode:
     import nbformat
 
     return nbformat.read(path, as_version=4)
+
+
+@pytest.fixture(scope="session")
+def executed_again(book_build) -> Callable[[str], nbformat.NotebookNode]:  # noqa: F811 (the fixture)
+    """`executed_again(chapter)`: the chapter run once more, in a fresh kernel, after the build (cells
+    may fail: the notebook keeps their errors); one execution a run for every test that compares one
+    (tests/test_book_determinism.py, tests/test_stepper.py)."""
+    import jupytext
+    from nbclient import NotebookClient
+
+    @functools.cache
+    def run(chapter: str) -> nbformat.NotebookNode:
+        source = ROOT / f"{docname(chapter)}.md"
+        notebook = jupytext.read(source)
+        NotebookClient(notebook, timeout=300, kernel_name="python3", allow_errors=True,
+                       resources={"metadata": {"path": str(source.parent)}}).execute()
+        return notebook
+
+    return run
 
 
 def plain_value(data: dict[str, Any]) -> Any:

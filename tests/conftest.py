@@ -37,6 +37,7 @@ FIXTURE_MARKS: dict[str, tuple[str, ...]] = {
     "two_builds": ("slow", "book", "executed"),  # a small book built and executed twice
     "server": ("slow", "browser"),  # the built site over HTTP
     "browser": ("slow", "browser"),  # headless Chromium
+    "executed_again": ("slow", "book", "executed"),  # chapters run a second time, after the build
     "book_runs": ("slow", "executed"),  # every chapter graded: with its solutions, and as a fork
     "fixture_runs": ("slow", "executed"),  # the fixture chapter graded three ways
     "live": ("slow", "executed"),  # `make live`'s servers and a kernel running chapters

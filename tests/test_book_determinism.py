@@ -10,11 +10,9 @@ from __future__ import annotations
 
 import re
 
-import jupytext
 import nbformat
 import pytest
-from book_outputs import ROOT, book_build, docname, executed, toc_pages  # noqa: F401 (book_build is a fixture)
-from nbclient import NotebookClient
+from book_outputs import ROOT, book_build, docname, executed, executed_again, toc_pages  # noqa: F401 (fixtures)
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("book_build")]
 
@@ -51,13 +49,9 @@ def code_chapters() -> list[str]:
 
 
 @pytest.mark.parametrize("chapter", code_chapters())
-def test_a_second_execution_gives_the_same_numbers(chapter: str) -> None:
-    source = ROOT / f"{chapter}.md"
-    notebook = jupytext.read(source)
-    NotebookClient(notebook, timeout=300, kernel_name="python3", allow_errors=True,
-                   resources={"metadata": {"path": str(source.parent)}}).execute()
+def test_a_second_execution_gives_the_same_numbers(executed_again, chapter: str) -> None:  # noqa: F811
     built = numbers(executed(chapter))
-    again = numbers(notebook)
+    again = numbers(executed_again(chapter))
     assert len(built) == len(again), f"{chapter}: the two executions have different cells"
     for index, (first, second) in enumerate(zip(built, again, strict=True)):
         assert first == second, f"{chapter}, code cell {index}: {first[:12]} != {second[:12]}"

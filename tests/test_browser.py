@@ -12,6 +12,7 @@ Chinese edition.
 from __future__ import annotations
 
 import re
+import socket
 from urllib.parse import urljoin, urlsplit
 
 import pytest
@@ -54,6 +55,19 @@ def test_page_does_not_scroll_sideways_on_a_phone(checked_page, docname: str, la
         f"{docname}: {width['scrollWidth']} px wide on a {width['viewport']} px screen; the widest parts: "
         f"{width['culprits']}")
     assert not facts.console_errors, f"{docname}: console errors {facts.console_errors}"
+
+
+def test_what_a_page_asks_of_another_host_or_server_is_recorded_and_never_arrives(visit) -> None:
+    """The page checks' `network` (tests/browser_pages.py): a page's request to another host, or to
+    another server on this machine, is listed, and fails."""
+    with socket.socket() as unused:  # a port of this machine that no server listens on
+        unused.bind(("127.0.0.1", 0))
+        elsewhere = ["http://example.com/font.woff2", f"http://127.0.0.1:{unused.getsockname()[1]}/x.js"]
+    opened = visit("book/index.html")
+    fetch = "(url) => fetch(url, {mode: 'no-cors'}).then(() => 'arrived', () => 'failed')"
+    assert [opened.page.evaluate(fetch, url) for url in elsewhere] == ["failed", "failed"]
+    assert opened.network == elsewhere
+    assert not opened.console_errors(), "a refused request is reported as `network`, not as a console error"
 
 
 def test_the_site_root_leads_to_the_landing_page(visit) -> None:

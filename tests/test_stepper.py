@@ -20,7 +20,7 @@ from pathlib import Path
 
 import mlx.core as mx
 import pytest
-from book_outputs import book_build  # noqa: F401 (a fixture)
+from book_outputs import book_build, executed_again  # noqa: F401 (fixtures)
 
 from mlx_autodiff import (
     AdamConfig,
@@ -543,21 +543,14 @@ def stepper_outputs(notebook) -> list[str]:
     return found
 
 
-@pytest.mark.slow
-@pytest.mark.usefixtures("book_build")
 @pytest.mark.parametrize("chapter", STEPPER_CHAPTERS)
-def test_a_second_execution_of_a_chapter_gives_byte_identical_stepper_data(chapter: str) -> None:
-    import jupytext
+def test_a_second_execution_of_a_chapter_gives_byte_identical_stepper_data(
+        executed_again, chapter: str) -> None:  # noqa: F811 (the fixture)
     from book_outputs import executed
-    from nbclient import NotebookClient
 
-    source = REPO / "book" / f"{chapter}.md"
-    notebook = jupytext.read(source)
-    NotebookClient(notebook, timeout=300, kernel_name="python3",
-                   resources={"metadata": {"path": str(source.parent)}}).execute()
     built = stepper_outputs(executed(chapter))
     assert len(built) == 1, f"{chapter}: expected one stepper in the built notebook, found {len(built)}"
-    assert stepper_outputs(notebook) == built
+    assert stepper_outputs(executed_again(chapter)) == built
 
 
 def test_a_pass_from_a_leaf_is_one_step_and_says_so() -> None:
