@@ -11,7 +11,7 @@ LIVE_PORT ?= 8899
 LANGS ?=
 export LANGS
 
-.PHONY: setup venv test test-fast book build-book serve live serve-kernel lab bench bench-book measure-setup exercise lint catalogs clean
+.PHONY: setup venv test test-fast book build-book serve live serve-kernel lab bench bench-book bench-tests measure-setup exercise lint catalogs clean
 
 # tools/mac_wheels.py works around a pip bug with pip's internals: keep pip to the series it was written for.
 $(STAMP): requirements.txt pyproject.toml
@@ -86,6 +86,10 @@ bench: setup
 # The same, plus a clean and an unchanged book build (removes _build first).
 bench-book: setup
 	$(PY) -m mlx_autodiff.bench --markdown --book --json book/_data/bench.json
+
+# The same as bench-book, plus `make test-fast` and `make test` timed (the book built from nothing again).
+bench-tests: setup
+	$(PY) -m mlx_autodiff.bench --markdown --book --tests --json book/_data/bench.json
 
 # A first set-up's time and downloads here, and a Mac's downloads, for appendix 2 (downloads ~600 MB).
 measure-setup: setup

@@ -8,7 +8,9 @@ time); `bench_rows` prints the table and keeps it as JSON for the book.
 
 Flags: `--markdown` prints a markdown table (for the README and the book's
 appendix), `--json PATH` also writes the results to a file, `--book` adds the
-book build timings (slow: it removes `_build` and builds twice), `--quick`
+book build timings (slow: it removes `_build` and builds three times), `--tests`
+the two test tiers' (slower: `_build` removed again, so `make test` builds the book
+from nothing, as on a fresh clone), `--quick`
 runs fewer repeats (for tests) and leaves out the live-cell rows, which
 `tools/live_bench.py` measures in a browser against `make live`'s servers.
 """
@@ -24,7 +26,7 @@ from pathlib import Path
 
 import mlx.core as mx
 
-from .bench_book import book_rows, built_book_rows, live_rows
+from .bench_book import book_rows, built_book_rows, live_rows, test_rows
 from .bench_engine import WORKLOADS, graph_rows, memory_rows, training_rows
 from .bench_rows import Row, load, render, save, table
 from .device import Device, accelerator_backend
@@ -44,7 +46,7 @@ def machine() -> dict[str, str]:
     }
 
 
-def run(quick: bool = False, book: bool = False) -> tuple[list[Row], dict[str, str]]:
+def run(quick: bool = False, book: bool = False, tests: bool = False) -> tuple[list[Row], dict[str, str]]:
     """Every measurement, in table order."""
     scale = 0.05 if quick else 1.0
     rows: list[Row] = []
@@ -58,6 +60,8 @@ def run(quick: bool = False, book: bool = False) -> tuple[list[Row], dict[str, s
         rows += live_rows()
     if book:
         rows += book_rows()
+    if tests:
+        rows += test_rows()
     return rows, machine()
 
 
@@ -66,9 +70,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--markdown", action="store_true", help="print a markdown table")
     parser.add_argument("--json", metavar="PATH", help="also write the results as JSON to PATH")
     parser.add_argument("--book", action="store_true", help="also time the book build (slow; removes _build)")
+    parser.add_argument("--tests", action="store_true",
+                        help="also time `make test-fast` and `make test` (slowest; removes _build)")
     parser.add_argument("--quick", action="store_true", help="fewer repeats, for a smoke test")
     args = parser.parse_args(argv)
-    rows, info = run(quick=args.quick, book=args.book)
+    rows, info = run(quick=args.quick, book=args.book, tests=args.tests)
     print(render(rows, info, args.markdown))
     if args.json:
         save(Path(args.json), rows, info)

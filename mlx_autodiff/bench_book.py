@@ -4,7 +4,7 @@ frame change as the browser tests last timed it, live cells (tools/live_bench.py
 Three rows read the last book build instead of measuring: its largest chapter
 page, the relocation explorer's page before a choice, and the stepper's frame
 change in Chromium. `book_rows` times a clean build and an unchanged rebuild
-(it removes `_build` first).
+(it removes `_build` first); `test_rows` times the two test tiers (it removes `_build` too).
 """
 
 from __future__ import annotations
@@ -33,6 +33,9 @@ STEPPER_TIMING = ROOT / "_build" / "stepper-timing.json"
 EXPLORER_PAGE = ROOT / "_build" / "html" / "en" / "book" / "08a-explorer.html"
 EXPLORER_LIMIT_BYTES = 1e6
 """Issue 13: the relocation explorer's page stays under 1 MB before a choice is made."""
+FAST_TESTS_SECONDS, ALL_TESTS_SECONDS = 60.0, 600.0
+"""Issue 21: `make test-fast` takes at most 60 s on 2 cores, and `make test` on a fresh clone (the book
+built from nothing) at most 600 s."""
 CLEAN_BUILD_SECONDS, REBUILD_SECONDS = 90.0, 20.0
 """Issue 21: a clean build of both editions (English, then Chinese from the same execution) takes at
 most 90 s on 2 cores, an unchanged rebuild of both at most 20 s (issue 15 allowed 120 s)."""
@@ -99,4 +102,21 @@ def book_rows() -> list[Row]:
         seconds = time.perf_counter() - start
         rows.append(Row(name, seconds, limit, f"{limit:g} s", target=1.0, note=note) if limit else
                     Row(name, seconds, note=note or "no target: what a one-page edit costs"))
+    return rows
+
+
+def test_rows() -> list[Row]:
+    """`make test-fast`, then `make test` with the book built from nothing (it removes _build first), as
+    on a fresh clone; the set-up (.venv, node_modules) is this checkout's, not timed."""
+    shutil.rmtree(ROOT / "_build", ignore_errors=True)
+    suites = (("Tests: `make test-fast` (no book, no browser, nothing executed)", FAST_TESTS_SECONDS,
+               ["-m", "not slow"]),
+              ("Tests: `make test`, every test, the book built from nothing", ALL_TESTS_SECONDS,
+               ["-n", "logical", "--dist", "loadgroup"]))  # as the Makefile runs them
+    rows = []
+    for name, limit, flags in suites:
+        start = time.perf_counter()
+        done = subprocess.run([sys.executable, "-m", "pytest", "-q", *flags], cwd=ROOT, capture_output=True)
+        note = "" if done.returncode == 0 else f"failed (exit {done.returncode})"
+        rows.append(Row(name, time.perf_counter() - start, limit, f"{limit:g} s", target=1.0, note=note))
     return rows
