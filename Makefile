@@ -39,8 +39,9 @@ $(LIVE_ASSETS): package.json package-lock.json tools/live_assets.py | $(STAMP)
 setup: $(LIVE_ASSETS)
 
 # Every test, as CI runs it: the engine, the strict build of both editions, the browser, live cells.
-# TEST_WORKERS pytest-xdist processes (one per logical core unless told) share the tests; tests/conftest.py groups
-# those that must run in one worker (`--dist loadgroup`), and the first worker's book build serves all.
+# TEST_WORKERS pytest-xdist processes (one per logical core unless told) share the tests;
+# tests/conftest.py puts those that share a fixture or a page in one worker (`--dist loadgroup`),
+# and the first worker's book build serves them all.
 TEST_WORKERS ?= logical
 test: setup
 	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup
@@ -87,7 +88,8 @@ bench: setup
 bench-book: setup
 	$(PY) -m mlx_autodiff.bench --markdown --book --json book/_data/bench.json
 
-# The same as bench-book, plus `make test-fast` and `make test` timed (the book built from nothing again).
+# The same as bench-book, plus the two test tiers timed: test-fast's and test's pytest commands (the
+# latter with the book built from nothing again), in this checkout's set-up.
 bench-tests: setup
 	$(PY) -m mlx_autodiff.bench --markdown --book --tests --json book/_data/bench.json
 

@@ -33,8 +33,8 @@
  * far, stepper-gradient (it stays), and this frame's arrivals, stepper-arrived; the closing frame's
  * parameters left without a gradient, stepper-missed. _static/stepper.css draws them.
  *
- * Keys: Left and Right arrows step whenever a player is on screen (the one with the focus, else the
- * most visible), unless focus is in a form field; Home, End and Space while focus is in the player.
+ * Keys: Left and Right arrows step the player with the focus, else the one most on screen (if any),
+ * unless focus is in a form field; Home, End and Space while focus is in the player.
  * The URL follows the frame (history.replaceState, a query parameter, so it coexists with live
  * mode's #live=... fragment). A click on a node's box or a stack entry goes to the frame that pops it.
  * After live mode puts a new output in the page it dispatches
@@ -353,7 +353,7 @@
     if (asked >= 1 && !location.hash) root.scrollIntoView({ block: "start" });
   }
 
-  // The part of a player on screen, measured at the key (an IntersectionObserver's report lags a scroll)
+  // The share of a player's height on screen, at the key (an IntersectionObserver's report lags a scroll)
   function shown(player) {
     var box = player.panel.getBoundingClientRect();
     var high = Math.min(box.bottom, window.innerHeight) - Math.max(box.top, 0);
@@ -366,9 +366,9 @@
     var target = event.target;
     if (target.closest && target.closest("input, select, textarea, [contenteditable]")) return;
     var focused = players.filter(function (p) { return p.root.contains(target); })[0];
-    var seen = players.filter(function (p) { return shown(p) > 0; });
-    seen.sort(function (a, b) { return shown(b) - shown(a); });
-    var chosen = focused || seen[0];
+    var seen = players.map(function (p) { return { player: p, part: shown(p) }; })
+      .filter(function (s) { return s.part > 0; }).sort(function (a, b) { return b.part - a.part; });
+    var chosen = focused || (seen.length ? seen[0].player : null);
     if (!chosen) return;
     event.preventDefault();
     chosen.key(event.key === "ArrowRight" ? 1 : -1);

@@ -2,15 +2,17 @@
 
 `run` gathers every row of the table, in its order: the engine's
 microbenchmarks (`bench_engine`: training steps side by side with MLX's own,
-memory over many steps, graph drawing), then what the last book build left
-(`bench_book`: page sizes, the stepper's frame change, live cells, the build's
-time); `bench_rows` prints the table and keeps it as JSON for the book.
+memory over many steps, graph drawing), then the book's rows (`bench_book`:
+what the last build left, page sizes and the stepper's frame change; live
+cells; when asked, the build's time and the test tiers'); `bench_rows` prints
+the table and keeps it as JSON for the book.
 
 Flags: `--markdown` prints a markdown table (for the README and the book's
 appendix), `--json PATH` also writes the results to a file, `--book` adds the
-book build timings (slow: it removes `_build` and builds three times), `--tests`
-the two test tiers' (slower: `_build` removed again, so `make test` builds the book
-from nothing, as on a fresh clone), `--quick`
+book build timings (slow: it removes `_build`, then runs the build three times:
+clean, unchanged, `--force`), `--tests` adds the two test tiers' timings (slower:
+`_build` is removed before the whole suite, which builds the book from nothing,
+as on a fresh clone), `--quick`
 runs fewer repeats (for tests) and leaves out the live-cell rows, which
 `tools/live_bench.py` measures in a browser against `make live`'s servers.
 """

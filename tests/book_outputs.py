@@ -61,9 +61,10 @@ def build_book() -> subprocess.CompletedProcess[str]:
 
 
 def build_once_per_run(run: str) -> subprocess.CompletedProcess[str]:
-    """`build_book()`, once for every pytest-xdist worker of the run `run` (`make test`): the first
-    worker builds, the others read its result. A file saved during the run does not build the book
-    again under the pages that other workers are reading, as it would not in one process."""
+    """`build_book()` once per run (`run`: pytest-xdist's id of it), shared by every worker of the run
+    (`make test`): the first worker builds, the others wait for it and read its result. So a file saved
+    while the tests run never starts a second build under pages other workers are reading; in one
+    process the book is built once a run too."""
     (ROOT / "_build").mkdir(exist_ok=True)
     kept = ROOT / "_build" / f".tests-build-{run}.json"
     with open(ROOT / "_build" / ".tests-build.lock", "w") as lock:
@@ -150,20 +151,20 @@ def executed(chapter: str) -> nbformat.NotebookNode:
 @pytest.fixture(scope="session")
 def executed_again(book_build) -> Callable[[str], nbformat.NotebookNode]:  # noqa: F811 (the fixture)
     """`executed_again(chapter)`: the chapter run once more, in a fresh kernel, after the build (cells
-    may fail: the notebook keeps their errors); one execution a run for every test that compares one
-    (tests/test_book_determinism.py, tests/test_stepper.py)."""
+    may fail: the notebook keeps their errors). A worker runs each chapter once, for every test that
+    compares it (tests/test_book_determinism.py, tests/test_stepper.py), however the test names it."""
     import jupytext
     from nbclient import NotebookClient
 
     @functools.cache
-    def run(chapter: str) -> nbformat.NotebookNode:
-        source = ROOT / f"{docname(chapter)}.md"
+    def run(page: str) -> nbformat.NotebookNode:
+        source = ROOT / f"{page}.md"
         notebook = jupytext.read(source)
         NotebookClient(notebook, timeout=300, kernel_name="python3", allow_errors=True,
                        resources={"metadata": {"path": str(source.parent)}}).execute()
         return notebook
 
-    return run
+    return lambda chapter: run(docname(chapter))
 
 
 def plain_value(data: dict[str, Any]) -> Any:

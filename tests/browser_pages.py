@@ -3,7 +3,7 @@
 `visit(path, width, language)` opens a page of one edition of the book
 (`_build/html/<language>/<path>`; English unless told, `language=None` for the
 site's own root) in a fresh, empty profile and records what went wrong while it
-loaded: console errors, requests that tried to leave the machine.
+loaded: console errors, requests for anything outside the site.
 `checked_page(docname, width, language)` is every page's one visit for the
 checks that only look (tests/test_browser.py, tests/test_axe.py): each page is
 opened once per width and edition in a session, and everything those checks
@@ -31,8 +31,9 @@ from book_outputs import ROOT, SITE
 from mlx_autodiff import site_layout
 from tools.chromium import ChromiumNotFound, find_chromium, skip_reason
 
-# Requests that would leave the machine fail: they go to a proxy that is not there (the discard port),
-# and Chromium never sends 127.0.0.1 through a proxy. `Visit` records each one that was tried.
+# Requests that would leave the machine fail: they go to a proxy that is not there (the discard port).
+# Chromium never sends 127.0.0.1 through a proxy, so one to another server on this machine is not
+# stopped; `Visit` records it, with every other request for anything outside the site.
 NO_NETWORK = "--proxy-server=http://127.0.0.1:9"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync",
@@ -153,7 +154,7 @@ class Visit:
         self.base, self.errors, self.network = base, [], []
         self.context = browser.new_context(viewport={"width": width, "height": HEIGHT})
         # listened to, not routed: routing hands every request of the page to this process and back
-        # (about 0.1 s of CPU a page); the launch's NO_NETWORK makes the ones that leave fail
+        # (about 0.1 s of CPU a page); the launch's NO_NETWORK makes the ones off the machine fail
         self.context.on("request", self._record_leaving)
         self.page = self.context.new_page()
         self.page.on("console", lambda message: message.type == "error" and self.errors.append(message.text))
@@ -161,14 +162,15 @@ class Visit:
         self.response = self.page.goto(urljoin(base, path), wait_until="load")
 
     def _record_leaving(self, request) -> None:
-        """Nothing leaves the site: a page that asks for anything else (another host, or another
-        server on this machine) is a finding, not a flaky test."""
+        """A page that asks for anything outside the site (another host, or another server on this
+        machine) is a finding, not a flaky test: the request is listed in `network`."""
         if re.match(r"[a-z]+://", request.url) and not request.url.startswith(self.base):
             self.network.append(request.url)
 
     def console_errors(self) -> list[str]:
         return [error for error in self.errors
-                if not (self.network and "net::ERR_" in error)]  # reported as `network` instead
+                # once a request left the site, network errors are taken as its failure: `network`
+                if not (self.network and "net::ERR_" in error)]
 
     def screenshot(self, name: str) -> None:
         """The first screen, as a reader opens the page; the whole page with BOOK_SCREENSHOTS=full

@@ -1,10 +1,13 @@
-"""Shared test setup: the tiers, a deterministic Hypothesis profile, no random state leaking between tests.
+"""Shared test setup: the tiers, `make test`'s worker groups, a deterministic Hypothesis profile, no
+random state leaking between tests.
 
 The tiers come from the fixtures a test asks for (directly, through another
 fixture, or with `usefixtures`): `FIXTURE_MARKS` says what each costly fixture
 stands for, and every test that needs one gets its marks, so no test can leak
 into the fast tier (`make test-fast`, `-m "not slow"`) by forgetting one.
 `-m book`, `-m browser` and `-m executed` pick the others (README: *Tests*).
+`make test` shares the tests among pytest-xdist workers; `worker_groups` says which
+tests one worker runs together (tests/test_tiers.py checks it).
 Nothing here imports Sphinx, myst-nb or Playwright: the tests that need them do.
 """
 
@@ -50,13 +53,14 @@ book), `browser` (needs Chromium), `executed` (executes chapters)."""
 TESTS = Path(__file__).resolve().parent
 PER_WORKER = {"book_build", "browser", "server"}
 """Shared fixtures each `make test` worker (pytest-xdist) sets up for itself, as cheap to repeat: the
-book build finds the build another worker made (tools/build_stamp.py, under tools/build_book.py's
-lock), Chromium and the site's server start in about a second."""
+book build is the first worker's, which the others wait for and reuse (`build_once_per_run` in
+tests/book_outputs.py); Chromium and the site's server start in about a second."""
 
 
 def shared_fixtures(item: pytest.Item) -> set[str]:
     """The module- and session-scoped fixtures of tests/ that the test uses, other than `PER_WORKER`
-    ones, each as "<its module>.<its name>" (two test files may each have a `records`)."""
+    ones and `checked_page` (grouped by page instead: `worker_groups`), each as "<its module>.<its
+    name>" (two test files may each have a `records`)."""
     info = getattr(item, "_fixtureinfo", None)  # pytest's own record of what a test asks for
     found = set()
     for name, defs in (info.name2fixturedefs.items() if info else ()):
@@ -68,9 +72,10 @@ def shared_fixtures(item: pytest.Item) -> set[str]:
 
 
 def worker_groups(items: list[pytest.Item]) -> dict[pytest.Item, str]:
-    """Which tests one pytest-xdist worker must run together (`--dist loadgroup`): those sharing a
-    costly fixture (computed once per worker, so not split), and the looking-only checks of one page
-    (`checked_page` measures a page once per worker: tests/test_browser.py, tests/test_axe.py)."""
+    """Which tests one pytest-xdist worker runs together (`--dist loadgroup`), so that nothing is set up
+    twice in a run: those sharing a module or session fixture of tests/ (set up once per worker that
+    runs one of them), and the looking-only checks of one page (`checked_page` measures a page once
+    per width and edition in a worker: tests/test_browser.py, tests/test_axe.py)."""
     owner: dict[str, str] = {}  # fixture -> the group it belongs to (fixtures used together join)
 
     def group(name: str) -> str:

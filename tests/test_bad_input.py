@@ -73,6 +73,7 @@ def test_a_plain_tensor_on_another_device_is_still_a_mismatch() -> None:
         leaf([2], FLEX).add(Tensor.ones([2], Device.metal()))
 
 
+# ids written out: repr(Device.metal) holds an address, and pytest-xdist's workers must collect one set of ids
 @pytest.mark.parametrize("bad", NOT_DEVICES, ids=["'metal'", "None", "0", "mx.cpu", "Device.metal"])
 @pytest.mark.parametrize(
     "call",

@@ -12,7 +12,7 @@ import re
 
 import nbformat
 import pytest
-from book_outputs import ROOT, book_build, docname, executed, executed_again, toc_pages  # noqa: F401 (fixtures)
+from book_outputs import ROOT, book_build, executed, executed_again, toc_pages  # noqa: F401 (fixtures)
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("book_build")]
 

@@ -532,6 +532,13 @@ def test_the_stepper_data_is_byte_identical_in_two_fresh_processes() -> None:
 STEPPER_CHAPTERS = ["04-step-0", "05-step-1", "06-fork"]
 
 
+def raised(notebook) -> list[tuple[int, str]]:
+    """(code cell number, exception name) of every error a notebook's cells show."""
+    code = [cell for cell in notebook.cells if cell.cell_type == "code"]
+    return [(number, output.ename) for number, cell in enumerate(code)
+            for output in cell.get("outputs", []) if output.output_type == "error"]
+
+
 def stepper_outputs(notebook) -> list[str]:
     """The JSON each stepper output of a notebook carries, as text."""
     found = []
@@ -550,7 +557,9 @@ def test_a_second_execution_of_a_chapter_gives_byte_identical_stepper_data(
 
     built = stepper_outputs(executed(chapter))
     assert len(built) == 1, f"{chapter}: expected one stepper in the built notebook, found {len(built)}"
-    assert stepper_outputs(executed_again(chapter)) == built
+    again = executed_again(chapter)
+    assert raised(again) == raised(executed(chapter)), f"{chapter}: the two executions raised differently"
+    assert stepper_outputs(again) == built
 
 
 def test_a_pass_from_a_leaf_is_one_step_and_says_so() -> None:

@@ -1,4 +1,5 @@
-"""The test tiers: a test that builds the book, opens a browser or executes chapters is never fast.
+"""The test tiers: a test that builds the book, opens a browser or executes chapters is never fast;
+and `make test`'s worker groups: what shares a fixture or a page runs in one worker.
 
 tests/conftest.py marks each test by the costly fixtures it asks for
 (`FIXTURE_MARKS`). These tests look at the tests of the run they are in: each
@@ -51,7 +52,8 @@ def group_of(item: pytest.Item) -> str | None:
 
 def test_the_looking_checks_of_one_page_run_in_one_worker(request: pytest.FixtureRequest) -> None:
     """`make test`'s workers (pytest-xdist, `--dist loadgroup`): every check that reads a page's
-    `checked_page` facts shares the page's group, so the page is opened once per run, not per worker."""
+    `checked_page` facts shares the page's group, so the page is opened once per width and edition in
+    a run, not once in each worker."""
     pages: dict[tuple[str, str], set[str | None]] = {}
     for item in request.session.items:
         if "checked_page" in item.fixturenames:

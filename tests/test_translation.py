@@ -268,11 +268,12 @@ def test_the_switcher_leads_to_the_same_page_in_the_other_language(book_build, l
 
 @pytest.mark.slow
 def test_the_chinese_build_reuses_the_english_execution(book_build) -> None:  # noqa: F811
-    """One execution: the zh_CN build finds every chapter in the cache the English build filled (its
-    log is that of the Sphinx build that wrote the zh_CN pages, this run's or, unchanged since, an
-    earlier one's: tools/build_book.py keeps it)."""
+    """One execution: the zh_CN build finds every chapter in the execution cache (which `prepare`
+    filled before either edition's build, or the English build after a chapter failed). Its log is
+    that of the Sphinx build that wrote the zh_CN pages: tools/build_book.py keeps it, and a build
+    skipped because nothing changed keeps the earlier build's."""
     path = last_log(ROOT, CHINESE)
-    assert path.exists(), f"{path} is missing: `python -m tools.build_book --force` writes it"
+    assert path.exists(), f"{path} is missing: a zh_CN build writes it: `tools.build_book --force`"
     log = re.sub(r"\x1b\[[0-9;]*m", "", path.read_text(encoding="utf8"))
     executed = re.findall(r"(\S+\.md): Executing notebook", log)
     assert not executed, f"the zh_CN build executed {executed} again instead of reusing the English outputs"

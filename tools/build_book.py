@@ -259,8 +259,9 @@ def _locked_build(asked: list[str], root: Path, force: bool) -> BuildResult:
 
 
 def last_log(root: Path, language: str) -> Path:
-    """Where the edition's last Sphinx build left its log (an unchanged edition, not built again, keeps
-    the log of the build that wrote its HTML): tests read it instead of building again."""
+    """Where this script keeps the log of the edition's last Sphinx build, failed or not (an edition
+    not built again, since nothing changed, keeps the log of the build that wrote its HTML): tests
+    read it instead of building again."""
     return root / "_build" / ".doctrees" / language / "build.log"
 
 
