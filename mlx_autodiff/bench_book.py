@@ -89,6 +89,19 @@ def live_rows(quick: bool = False) -> list[Row]:
     return [Row(**row) for row in json.loads(done.stdout)]
 
 
+def timed(command: list[str]) -> tuple[float, subprocess.CompletedProcess[str]]:
+    """Seconds a command takes, run in the repository, and how it ended (its output kept as text)."""
+    start = time.perf_counter()
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, errors="replace")
+    return time.perf_counter() - start, done
+
+
+def pytest_counted(output: str) -> str:
+    """What pytest's last line counted, without its time: "1792 passed, 3 skipped, 2 warnings"."""
+    last = (output.strip().splitlines() or ["no output"])[-1]
+    return re.sub(r" in [\d.]+s\b.*$", "", last.strip("= "))
+
+
 def book_rows() -> list[Row]:
     """A clean book build (after removing _build), an unchanged rebuild (which finds nothing to do:
     tools/build_stamp.py), and a forced one, which re-reads every page as an edited page's does."""
@@ -99,11 +112,8 @@ def book_rows() -> list[Row]:
               ("Book build, en + zh_CN: every page read again, nothing executed (`--force`, one run)",
                None, ["--force"]))
     for name, limit, flags in builds:
-        start = time.perf_counter()
-        done = subprocess.run([sys.executable, "-m", "tools.build_book", "en", "zh_CN", *flags], cwd=ROOT,
-                              capture_output=True)
+        seconds, done = timed([sys.executable, "-m", "tools.build_book", "en", "zh_CN", *flags])
         note = "" if done.returncode == 0 else f"failed (exit {done.returncode})"
-        seconds = time.perf_counter() - start
         rows.append(Row(name, seconds, limit, f"{limit:g} s", target=1.0, note=note) if limit else
                     Row(name, seconds, note=note or "no target: what a one-page edit costs"))
     return rows
@@ -122,12 +132,8 @@ def test_rows() -> list[Row]:
     for name, limit, flags, from_nothing in suites:
         if from_nothing:
             shutil.rmtree(ROOT / "_build", ignore_errors=True)
-        start = time.perf_counter()
-        done = subprocess.run([sys.executable, "-m", "pytest", "-q", *flags], cwd=ROOT, capture_output=True,
-                              text=True, errors="replace")
-        seconds = time.perf_counter() - start
-        last = (done.stdout.strip().splitlines() or ["no output"])[-1]
-        counted = re.sub(r" in [\d.]+s\b.*$", "", last.strip("= "))  # "1792 passed, 3 skipped"
+        seconds, done = timed([sys.executable, "-m", "pytest", "-q", *flags])
+        counted = pytest_counted(done.stdout)
         note = counted if done.returncode == 0 else f"failed (exit {done.returncode}): {counted}"
         rows.append(Row(name, seconds, limit, f"{limit:g} s", target=1.0, note=note))
     return rows

@@ -27,3 +27,13 @@ def test_a_quick_run_prints_the_table_and_its_json_loads_back(tmp_path, capsys):
 def test_the_committed_results_the_appendix_renders_still_load():
     rows, machine = load(Path(__file__).resolve().parents[1] / "book" / "_data" / "bench.json")
     assert rows and "measured" in machine
+
+
+def test_the_test_rows_note_what_pytest_counted_without_its_time():
+    from mlx_autodiff.bench_book import pytest_counted
+
+    quiet = "....\n=========== 1792 passed, 3 skipped, 2 warnings in 948.04s (0:15:48) ============\n"
+    assert pytest_counted(quiet) == "1792 passed, 3 skipped, 2 warnings"
+    assert pytest_counted("..\n540 passed, 1251 deselected in 34.92s\n") == "540 passed, 1251 deselected"
+    assert pytest_counted("FAILED tests/x.py::y\n1 failed, 9 passed in 2.00s\n") == "1 failed, 9 passed"
+    assert pytest_counted("") == "no output"
