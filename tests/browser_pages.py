@@ -2,7 +2,8 @@
 
 `visit(path, width, language)` opens a page of one edition of the book
 (`_build/html/<language>/<path>`; English unless told, `language=None` for the
-site's own root) in a fresh, empty profile and records what went wrong while it
+site's own root) in a profile with nothing stored (a worker keeps a tab per width
+for the next visit and resets it: `Tabs`) and records what went wrong while it
 loaded: console errors, requests for anything outside the site.
 `checked_page(docname, width, language)` is every page's one visit for the
 checks that only look (tests/test_browser.py, tests/test_axe.py): each page is
@@ -19,6 +20,7 @@ import functools
 import json
 import os
 import re
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -117,11 +119,19 @@ class QuietHandler(SimpleHTTPRequestHandler):
         """Keep the test output free of one line per request."""
 
 
+class QuietServer(ThreadingHTTPServer):
+    def handle_error(self, request: object, client_address: tuple) -> None:
+        """A tab that leaves a page while a file is still coming hangs up on it (BrokenPipeError): the
+        page's business, not the server's; anything else is still printed."""
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
 @pytest.fixture(scope="session")
 def server() -> Iterator[str]:
     """The built site (every edition) over HTTP on a free local port, like `make serve`: search needs
     http://."""
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(QuietHandler, directory=str(SITE)))
+    httpd = QuietServer(("127.0.0.1", 0), functools.partial(QuietHandler, directory=str(SITE)))
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
     yield f"http://127.0.0.1:{httpd.server_address[1]}/"
@@ -147,21 +157,94 @@ def browser() -> Iterator[object]:
         chromium.close()
 
 
-class Visit:
-    """One page opened in a fresh context at one width, recording what went wrong while it loaded."""
+def listening(target: object) -> dict[str, int]:
+    """How many handlers each event of a Playwright page or context has (its pyee emitter's count:
+    Playwright's own API does not say), Playwright's own included."""
+    emitter = target._impl_obj  # noqa: SLF001 (the sync API's wrapped object)
+    return {event: len(emitter.listeners(event)) for event in emitter.event_names()}
 
-    def __init__(self, browser, base: str, path: str, width: int) -> None:
-        self.base, self.errors, self.network = base, [], []
+
+class Tab:
+    """A context and its one page at one width, as `Tabs` keeps it between visits; its handlers
+    record what went wrong for the visit it is lent to (`visit`)."""
+
+    def __init__(self, browser, width: int) -> None:
+        self.width, self.visit = width, None
         self.context = browser.new_context(viewport={"width": width, "height": HEIGHT})
         # listened to, not routed: routing hands every request of the page to this process and back
         # (about 0.1 s of CPU a page); the launch's NO_NETWORK makes the ones off the machine fail
-        self.context.on("request", self._record_leaving)
+        self.context.on("request", lambda request: self.visit and self.visit.record_leaving(request))
         self.page = self.context.new_page()
-        self.page.on("console", lambda message: message.type == "error" and self.errors.append(message.text))
-        self.page.on("pageerror", lambda error: self.errors.append(str(error)))
-        self.response = self.page.goto(urljoin(base, path), wait_until="load")
+        self.page.on("console", lambda message: self.visit and message.type == "error"
+                     and self.visit.errors.append(message.text))
+        self.page.on("pageerror", lambda error: self.visit and self.visit.errors.append(str(error)))
+        self.storage = self.context.new_cdp_session(self.page)
+        self.handlers = (listening(self.context), listening(self.page))
 
-    def _record_leaving(self, request) -> None:
+    def untouched(self, origin: str) -> bool:
+        """Whether the last visit left nothing of its own on the tab that a reset would not undo: no
+        handler of its own (a `page.once("dialog", ...)` never called), no other page, no other site."""
+        alone = not self.page.is_closed() and self.context.pages == [self.page]
+        here = self.page.url.startswith(origin) or self.page.url == "about:blank"
+        return alone and here and (listening(self.context), listening(self.page)) == self.handlers
+
+    def reset(self, origin: str) -> None:
+        """Back to what a fresh profile shows the site: no stored edits, answers, theme or kernel
+        (localStorage and the rest, and this tab's sessionStorage), the pointer over no element,
+        the tab's width and height, an empty page."""
+        if self.page.url.startswith(origin):
+            self.page.evaluate("() => sessionStorage.clear()")
+        self.storage.send("Storage.clearDataForOrigin", {"origin": origin.rstrip("/"), "storageTypes": "all"})
+        self.page.mouse.move(0, 0)
+        self.page.goto("about:blank")  # a visit to the same page with a #fragment must load it again
+        if self.page.viewport_size != {"width": self.width, "height": HEIGHT}:
+            self.page.set_viewport_size({"width": self.width, "height": HEIGHT})
+
+
+class Tabs:
+    """A worker's tabs: a visit borrows one at its width and gives it back, and the next visit at that
+    width reuses it, reset (`Tab.reset`), unless the visit left something of its own on it (then it
+    is closed). A fresh context and page cost Chromium a new renderer process and every script
+    compiled again: about 0.4 s a visit, hundreds of times a run."""
+
+    def __init__(self, browser, origin: str) -> None:
+        self.browser, self.origin, self.kept = browser, origin, {}
+
+    def borrow(self, width: int) -> Tab:
+        return self.kept.pop(width, None) or Tab(self.browser, width)
+
+    def give_back(self, tab: Tab) -> None:
+        tab.visit = None
+        if tab.width not in self.kept and tab.untouched(self.origin):
+            tab.reset(self.origin)
+            self.kept[tab.width] = tab
+        else:
+            tab.context.close()
+
+    def close(self) -> None:
+        for tab in self.kept.values():
+            tab.context.close()
+
+
+@pytest.fixture(scope="session")
+def tabs(browser, server) -> Iterator[Tabs]:
+    kept = Tabs(browser, server)
+    yield kept
+    kept.close()
+
+
+class Visit:
+    """One page opened at one width in a profile with nothing stored (a kept tab, reset, or a fresh
+    one: `Tabs`), recording what went wrong while it loaded."""
+
+    def __init__(self, tabs: Tabs, path: str, width: int) -> None:
+        self.tabs, self.base, self.errors, self.network = tabs, tabs.origin, [], []
+        self.tab = tabs.borrow(width)
+        self.tab.visit = self
+        self.context, self.page = self.tab.context, self.tab.page
+        self.response = self.page.goto(urljoin(self.base, path), wait_until="load")
+
+    def record_leaving(self, request) -> None:
         """A page that asks for anything outside the site (another host, or another server on this
         machine) is a finding, not a flaky test: the request is listed in `network`."""
         if re.match(r"[a-z]+://", request.url) and not request.url.startswith(self.base):
@@ -179,7 +262,7 @@ class Visit:
         self.page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=FULL_SCREENSHOTS)
 
     def close(self) -> None:
-        self.context.close()
+        self.tabs.give_back(self.tab)
 
 
 @dataclass(frozen=True)
@@ -208,7 +291,7 @@ def measure(opened: Visit, docname: str, width: int, language: str) -> PageFacts
 
 
 @pytest.fixture(scope="session")
-def checked_page(browser, server) -> Callable[[str, int, str], PageFacts]:
+def checked_page(tabs) -> Callable[[str, int, str], PageFacts]:
     """`checked_page(docname, width, language)`: the page's `PageFacts`, measured on its first request
     in the session and kept for the other checks of the same page, width and edition."""
     measured: dict[tuple[str, int, str], PageFacts] = {}
@@ -216,7 +299,7 @@ def checked_page(browser, server) -> Callable[[str, int, str], PageFacts]:
     def facts(docname: str, width: int, language: str) -> PageFacts:
         key = (docname, width, language)
         if key not in measured:
-            opened = Visit(browser, server, f"{language}/{docname}.html", width)
+            opened = Visit(tabs, f"{language}/{docname}.html", width)
             try:
                 measured[key] = measure(opened, docname, width, language)
             finally:
@@ -227,7 +310,7 @@ def checked_page(browser, server) -> Callable[[str, int, str], PageFacts]:
 
 
 @pytest.fixture
-def visit(browser, server) -> Iterator:
+def visit(tabs) -> Iterator:
     """`visit(path, width, language)` opens a page of the built book, `path` relative to the
     edition's folder ("book/04-step-0.html"); every visit is closed afterwards."""
     visits: list[Visit] = []
@@ -235,7 +318,7 @@ def visit(browser, server) -> Iterator:
     def open_page(path: str, width: int = WIDE, language: str | None = "en") -> Visit:
         inside = language and not re.match(r"[a-z]+://", path)  # a full URL is opened as it is
         where = site_layout.in_edition(path, language) if inside else path
-        visits.append(Visit(browser, server, where, width))
+        visits.append(Visit(tabs, where, width))
         return visits[-1]
 
     yield open_page

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from browser_pages import browser, checked_page, server, visit  # noqa: F401 (the browser tests' fixtures)
+from browser_pages import browser, checked_page, server, tabs, visit  # noqa: F401 (the browser tests' fixtures)
 from hypothesis import settings
 
 from mlx_autodiff import device as device_module
@@ -51,10 +51,10 @@ book), `browser` (needs Chromium), `executed` (executes chapters)."""
 
 
 TESTS = Path(__file__).resolve().parent
-PER_WORKER = {"book_build", "browser", "server"}
+PER_WORKER = {"book_build", "browser", "server", "tabs"}
 """Shared fixtures each `make test` worker (pytest-xdist) sets up for itself, as cheap to repeat: the
 book build is the first worker's, which the others wait for and reuse (`build_once_per_run` in
-tests/book_outputs.py); Chromium and the site's server start in about a second."""
+tests/book_outputs.py); Chromium, the site's server and a worker's tabs start in about a second."""
 
 
 def shared_fixtures(item: pytest.Item) -> set[str]:
