@@ -192,11 +192,13 @@ class Tab:
         """Back to what a fresh profile shows the site: no stored edits, answers, theme or kernel
         (localStorage and the rest, and this tab's sessionStorage), the pointer over no element,
         the tab's width and height, an empty page."""
-        if self.page.url.startswith(origin):
-            self.page.evaluate("() => sessionStorage.clear()")
-        self.storage.send("Storage.clearDataForOrigin", {"origin": origin.rstrip("/"), "storageTypes": "all"})
         self.page.mouse.move(0, 0)
-        self.page.goto("about:blank")  # a visit to the same page with a #fragment must load it again
+        # a page of the site's origin that is not the book's (a 404): the book's page is gone, with what
+        # the theme stores as it goes (its sidebar's scroll), and the next visit is a new document even
+        # where it differs from the last only by a #fragment
+        self.page.goto(urljoin(origin, "no-such-page-tab-reset"))
+        self.page.evaluate("() => { localStorage.clear(); sessionStorage.clear(); }")
+        self.storage.send("Storage.clearDataForOrigin", {"origin": origin.rstrip("/"), "storageTypes": "all"})
         if self.page.viewport_size != {"width": self.width, "height": HEIGHT}:
             self.page.set_viewport_size({"width": self.width, "height": HEIGHT})
 

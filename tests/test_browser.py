@@ -17,7 +17,7 @@ from urllib.parse import urljoin, urlsplit
 
 import pytest
 from book_outputs import EDITIONS, ROOT, book_build, toc_pages  # noqa: F401 (book_build is a fixture)
-from browser_pages import NARROW, OVERFLOW_TOLERANCE_PX, WIDE
+from browser_pages import HEIGHT, NARROW, OVERFLOW_TOLERANCE_PX, WIDE, Tab, Visit
 
 from tools.editions import LANGUAGES
 
@@ -69,6 +69,33 @@ def test_what_a_page_asks_of_another_host_or_server_is_recorded(visit) -> None:
     assert [opened.page.evaluate(fetch, url) for url in elsewhere] == ["failed", "failed"]
     assert opened.network == elsewhere
     assert not opened.console_errors(), "a refused request is reported as `network`, not as a console error"
+
+
+STORED_JS = ("() => [Object.keys(localStorage).sort(), Object.keys(sessionStorage), document.cookie,"
+             " innerWidth, innerHeight]")
+
+
+def test_a_kept_tab_is_a_fresh_profile_to_the_next_visit(tabs, visit) -> None:
+    """`Tabs` (tests/browser_pages.py): what one visit stored, resized or left listening is gone for the
+    next visit at that width. A tab left with a handler of the test's own is closed, not lent again."""
+    fresh = Tab(tabs.browser, NARROW)  # what a new profile shows on the page
+    fresh.page.goto(f"{tabs.origin}en/book/index.html")
+    as_new = fresh.page.evaluate(STORED_JS)
+    fresh.context.close()
+    first = visit("book/index.html", NARROW)
+    first.page.evaluate("() => { localStorage.setItem('mine', 1); sessionStorage.setItem('mine', 1);"
+                        " document.cookie = 'mine=1'; }")
+    first.page.set_viewport_size({"width": NARROW, "height": 500})
+    assert first.page.evaluate(STORED_JS) != as_new
+    first.close()
+    second = Visit(tabs, "en/book/index.html", NARROW)
+    assert second.tab is first.tab, "the tab was not kept"
+    assert second.page.evaluate(STORED_JS) == as_new and as_new[3:] == [NARROW, HEIGHT]
+    second.page.once("dialog", lambda dialog: dialog.dismiss())  # never called
+    second.close()
+    third = Visit(tabs, "en/book/index.html", NARROW)
+    assert third.tab is not second.tab and second.page.is_closed(), "a tab with a handler left on it was lent"
+    third.close()
 
 
 def test_the_site_root_leads_to_the_landing_page(visit) -> None:
