@@ -34,20 +34,20 @@
  * parameters left without a gradient, stepper-missed. _static/stepper.css draws them.
  *
  * Keys: Left and Right arrows step the player with the focus, else the one most on screen (if any),
- * unless focus is in a form field; Home, End and Space while focus is in the player.
- * The URL follows the frame (history.replaceState, a query parameter, so it coexists with live
- * mode's #live=... fragment). A click on a node's box or a stack entry goes to the frame that pops it.
- * After live mode puts a new output in the page it dispatches
- *   document.dispatchEvent(new CustomEvent("tds:output", {detail: {element}}))
- * and every div.stepper inside `element` not yet started is started.
+ * unless the focus is in a form field or on something that scrolls sideways; Home, End and Space
+ * while the focus is in the player, on screen (below the sticky header) or just focused and on its way.
+ * The URL follows the frame (history.replaceState, a query parameter beside live mode's #live=...).
+ * A click on a node's box or a stack entry goes to the frame that pops it. Live mode's new outputs
+ * (`tds:output` events, detail.element) have their steppers started.
  *
- * The player's words are the page's: the part "stepper" of script#tds-words (tools/book_languages.py
- * writes it from mlx_autodiff/words/<language>.json); sentences and names are the engine's output.
+ * Words: the part "stepper" of script#tds-words (tools/book_languages.py, from
+ * mlx_autodiff/words/<language>.json); sentences and names are the engine's output.
  */
 (function () {
   "use strict";
 
   var MS_PER_FRAME = 1000; // at 1x
+  var FOCUS_SCROLL_MS = 1000; // the browser's smooth scroll to a newly focused element, at most
   var MARKS = ["stepper-current", "stepper-failed", "stepper-taken", "stepper-gradient", "stepper-arrived",
                "stepper-missed"];
   var words = null; // the page's words (start() reads them)
@@ -90,7 +90,10 @@
       frame.changes.pushed.forEach(function (id) { pushedAt[id] = at; });
     });
     popsAt[frames[0].node] = 0; // the root is where the walk starts
-    var current = 0, timer = null, asking = false;
+    var current = 0, timer = null, asking = false, focusedAt = -Infinity;
+    root.addEventListener("focusin", function () { focusedAt = performance.now(); });
+    // on screen, or still being scrolled there after the focus came in: a player the keys may drive
+    function near() { return shown(root) > 0 || performance.now() - focusedAt < FOCUS_SCROLL_MS; }
 
     function nameOf(id) { return data.nodes[id].name; }
 
@@ -106,12 +109,10 @@
     function follow(box) {
       // keep the current box inside the picture's scroll box, scrolling that box only (not the page)
       var outer = picture.getBoundingClientRect(), inner = box.getBoundingClientRect();
-      if (inner.left < outer.left || inner.right > outer.right) {
+      if (inner.left < outer.left || inner.right > outer.right)
         picture.scrollLeft += inner.left - outer.left - (outer.width - inner.width) / 2;
-      }
-      if (inner.top < outer.top || inner.bottom > outer.bottom) {
+      if (inner.top < outer.top || inner.bottom > outer.bottom)
         picture.scrollTop += inner.top - outer.top - (outer.height - inner.height) / 2;
-      }
     }
 
     function tapeState(id, frame) {
@@ -201,11 +202,9 @@
         else item.removeAttribute("aria-current");
       });
       // aria-disabled, not disabled: a disabled button would drop the keyboard focus on the page
-      ["first", "previous"].forEach(function (action) {
-        find('[data-action="' + action + '"]').setAttribute("aria-disabled", String(current === 0));
-      });
-      ["next", "last"].forEach(function (action) {
-        find('[data-action="' + action + '"]').setAttribute("aria-disabled", String(current === last));
+      ["first", "previous", "next", "last"].forEach(function (action, at) {
+        var end = at < 2 ? 0 : last;
+        find('[data-action="' + action + '"]').setAttribute("aria-disabled", String(current === end));
       });
       if (remember) permalink();
       link.href = url(current) + "#" + root.id;
@@ -222,9 +221,7 @@
       return location.pathname + "?" + query.toString();
     }
 
-    function permalink() {
-      history.replaceState(history.state, "", url(current) + location.hash);
-    }
+    function permalink() { history.replaceState(history.state, "", url(current) + location.hash); }
 
     function stop() {
       if (timer !== null) clearInterval(timer);
@@ -257,9 +254,7 @@
         var choice = element("button", "", nameOf(id));
         choice.type = "button";
         choice.dataset.choice = String(id);
-        choice.addEventListener("click", function () {
-          answer(id, top);
-        });
+        choice.addEventListener("click", function () { answer(id, top); });
         return choice;
       }));
       question.hidden = false;
@@ -311,15 +306,13 @@
       boxes[id].addEventListener("click", function () { go(popsAt[id]); });
     });
     window.addEventListener("resize", function () {
-      var box = frames[current].node === null ? null : boxes[frames[current].node];
-      if (box) follow(box);
+      if (boxes[frames[current].node]) follow(boxes[frames[current].node]); // none for the closing frame
     });
     slider.addEventListener("input", function () { go(Number(slider.value) - 1); });
-    speed.addEventListener("change", function () {
-      if (timer !== null) { stop(); toggle(); }
-    });
+    speed.addEventListener("change", function () { if (timer !== null) { stop(); toggle(); } });
     function onKey(event) {
-      if (event.altKey || event.ctrlKey || event.metaKey) return;
+      // a player scrolled off screen, the focus still in it, leaves Home and End to the page
+      if (event.altKey || event.ctrlKey || event.metaKey || !near()) return;
       var moves = { Home: 0, End: last };
       if (event.key in moves && event.target !== slider) {
         event.preventDefault();
@@ -332,15 +325,12 @@
     // from the focusable picture too: Home and End go to the first and last frame, not scroll the page
     [panel, picture].forEach(function (part) { part.addEventListener("keydown", onKey); });
 
-    var me = {
-      root: root, panel: panel,
+    players.push({
+      root: root, near: near,
       key: function (direction) {
-        if (asking) return;
-        if (direction > 0) actions.next();
-        else go(current - 1);
+        if (!asking) { if (direction > 0) actions.next(); else go(current - 1); }
       },
-    };
-    players.push(me);
+    });
 
     list.open = false;
     panel.hidden = false;
@@ -353,11 +343,20 @@
     if (asked >= 1 && !location.hash) root.scrollIntoView({ block: "start" });
   }
 
-  // The share of a player's height on screen, at the key (an IntersectionObserver's report lags a scroll)
-  function shown(player) {
-    var box = player.panel.getBoundingClientRect();
-    var high = Math.min(box.bottom, window.innerHeight) - Math.max(box.top, 0);
+  // The share of a stepper's height (picture and player) on screen below the theme's sticky header, at
+  // the key (an IntersectionObserver's report lags a scroll)
+  function shown(root) {
+    var header = document.querySelector(".bd-header-article"), box = root.getBoundingClientRect();
+    var high = Math.min(box.bottom, window.innerHeight) -
+      Math.max(box.top, header ? header.getBoundingClientRect().bottom : 0, 0);
     return box.right > 0 && box.left < window.innerWidth && high > 0 ? high / box.height : 0;
+  }
+
+  // Whether the focus is on something that scrolls sideways (a wide code block): the arrows are its own
+  function sideways(target) {
+    for (var el = target; el && el.nodeType === 1 && el !== document.body; el = el.parentElement)
+      if (el.scrollWidth > el.clientWidth && /auto|scroll/.test(getComputedStyle(el).overflowX)) return true;
+    return false;
   }
 
   function arrows(event) {
@@ -365,8 +364,9 @@
     if (event.altKey || event.ctrlKey || event.metaKey || event.shiftKey || event.defaultPrevented) return;
     var target = event.target;
     if (target.closest && target.closest("input, select, textarea, [contenteditable]")) return;
-    var focused = players.filter(function (p) { return p.root.contains(target); })[0];
-    var seen = players.map(function (p) { return { player: p, part: shown(p) }; })
+    var focused = players.filter(function (p) { return p.root.contains(target) && p.near(); })[0];
+    if (!focused && sideways(target)) return;
+    var seen = players.map(function (p) { return { player: p, part: shown(p.root) }; })
       .filter(function (s) { return s.part > 0; }).sort(function (a, b) { return b.part - a.part; });
     var chosen = focused || (seen.length ? seen[0].player : null);
     if (!chosen) return;

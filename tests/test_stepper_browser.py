@@ -24,7 +24,7 @@ from dataclasses import asdict
 
 import pytest
 from book_outputs import EDITIONS, ROOT, book_build, glued, stream_text  # noqa: F401 (book_build is a fixture)
-from browser_pages import NARROW, OVERFLOW_JS, OVERFLOW_TOLERANCE_PX, SCREENSHOTS, WIDE
+from browser_pages import HEIGHT, NARROW, OVERFLOW_JS, OVERFLOW_TOLERANCE_PX, SCREENSHOTS, WIDE
 
 from mlx_autodiff.node import node_name
 from mlx_autodiff.stepper import frames
@@ -317,6 +317,55 @@ def test_every_stepper_works_with_the_keyboard_alone(visit, docname: str) -> Non
     check_frame(stepper, data, 0)
     assert opened.page.evaluate(SETTLED_SCROLL_JS) == scrolled, "Home or End scrolled the page"
     assert not opened.console_errors(), f"{docname}: console errors {opened.console_errors()}"
+
+
+STEPPER_JS = (ROOT / "_static" / "stepper.js").read_text()
+FOCUS_SCROLL_MS = int(re.search(r"FOCUS_SCROLL_MS = (\d+);", STEPPER_JS)[1])
+FRAME_JS = "(root) => Number(root.querySelector('.stepper-slider').value) - 1"
+# Scroll the page (at once, not smoothly) so the stepper's top, or with `bottom` its bottom, is at y px.
+PLACE_JS = """(root, [y, bottom]) => {
+  const box = root.getBoundingClientRect();
+  window.scrollTo({top: scrollY + (bottom ? box.bottom : box.top) - y, behavior: 'instant'});
+}"""
+
+
+def test_the_arrows_leave_a_wide_code_block_and_a_player_off_screen_alone(visit) -> None:
+    """The page-wide arrows (_static/stepper.js): a stepper whose graph alone is on screen (its player
+    below the fold) takes them,
+    one only under the theme's sticky header does not; a focused code block that scrolls sideways
+    keeps them; a player scrolled off screen with the focus still in it (after a click on "Next
+    step") leaves the arrows, and End, to the page."""
+    opened = visit("book/04-step-0.html", NARROW)
+    page, stepper = opened.page, steppers(opened.page)[0]
+    top = "(selector) => document.querySelector(selector).getBoundingClientRect()"
+    header = page.evaluate(f"{top}.bottom", ".bd-header-article")
+    stepper.evaluate(PLACE_JS, [HEIGHT - 200, False])  # the graph's top only
+    assert page.evaluate(f"{top}.top", ".stepper-player") >= HEIGHT
+    page.evaluate("() => document.activeElement.blur()")
+    page.keyboard.press("ArrowRight")
+    assert stepper.evaluate(FRAME_JS) == 1, "the arrows skipped a stepper whose graph is on screen"
+    stepper.evaluate(PLACE_JS, [header - 10, True])  # under the header only
+    page.keyboard.press("ArrowRight")
+    assert stepper.evaluate(FRAME_JS) == 1, "the arrows drove a stepper hidden under the sticky header"
+
+    stepper.evaluate(PLACE_JS, [header, False])
+    code = page.locator("article pre[tabindex='0'] >> visible=true").first  # one that scrolls sideways
+    code.evaluate("(pre) => pre.focus({preventScroll: true})")
+    page.keyboard.press("ArrowRight")
+    assert stepper.evaluate(FRAME_JS) == 1, "the arrows in a focused code block stepped the stepper"
+    # the browser's own scroll, and a smooth one: it has moved within 3 s, or it never will
+    page.wait_for_function("(pre) => pre.scrollLeft > 0", arg=code.element_handle(), timeout=3000)
+
+    stepper.get_by_role("button", name=said("en")["next"]).click()
+    assert stepper.evaluate(FRAME_JS) == 2
+    page.evaluate("() => window.scrollTo({top: 0, behavior: 'instant'})")
+    page.wait_for_timeout(FOCUS_SCROLL_MS + 100)  # until then the player may be on its way to the focus
+    page.keyboard.press("ArrowRight")
+    assert stepper.evaluate(FRAME_JS) == 2, "the arrows drove a player scrolled off screen"
+    page.keyboard.press("End")
+    assert page.evaluate(SETTLED_SCROLL_JS) > 0, "End did not scroll the page"
+    assert stepper.evaluate(FRAME_JS) == 2, "End drove a player scrolled off screen"
+    assert not opened.console_errors()
 
 
 def pops_at(data: dict) -> dict[int, int]:
