@@ -189,17 +189,16 @@ class LivePage:
         self.requests: list[str] = []
         self.errors: list[tuple[str, str]] = []  # (text, url of the resource it is about)
         elsewhere = re.compile(r"^(?!(http|ws)://127\.0\.0\.\d+:)[a-z]+://.*")  # this machine's loopback only
-        self.context.route(elsewhere, self._block)
+        # listened to, not routed (routing costs every request a trip through this process): the
+        # browser's NO_NETWORK launch flag (tests/browser_pages.py) makes these fail
+        self.context.on("request", lambda request: elsewhere.match(request.url)
+                        and self.blocked.append(request.url))
         self.page = self.context.new_page()
         self.page.on("request", lambda request: self.requests.append(request.url))
         self.page.on("console", lambda message: message.type == "error" and self.errors.append(
             (message.text, message.location.get("url", ""))))
         self.page.on("pageerror", lambda error: self.errors.append((str(error), "")))
         self.page.goto(url, wait_until="load")
-
-    def _block(self, route) -> None:
-        self.blocked.append(route.request.url)
-        route.abort()
 
     @property
     def status(self):
