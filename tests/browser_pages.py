@@ -264,7 +264,10 @@ class Visit:
         self.page.screenshot(path=str(SCREENSHOTS / f"{name}.png"), full_page=FULL_SCREENSHOTS)
 
     def close(self) -> None:
-        self.tabs.give_back(self.tab)
+        """Give the tab back (once: `visit` closes every visit of a test again at its end)."""
+        if self.tab is not None:
+            self.tabs.give_back(self.tab)
+            self.tab = None
 
 
 @dataclass(frozen=True)
