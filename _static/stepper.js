@@ -1,8 +1,7 @@
 /* The backward stepper's player: replays one backward pass, a frame at a time, on its graph.
  *
- * No dependencies. Jupyter Book loads every script in _static/ on every page; this one does
- * nothing on a page without a stepper. mlx_autodiff/stepper.py (`Stepper.html`) writes, in the
- * page's language (the build keeps one edition of the output):
+ * No dependencies; Jupyter Book loads it on every page (it does nothing without a stepper).
+ * mlx_autodiff/stepper.py (`Stepper.html`) writes, in the page's language:
  *
  *   div.stepper.full-width#<graph>-stepper one per stepper; the CSS variables of its marks
  *     div.stepper-picture                  the graph's scroll box; a node's box is the <g> the JSON names
@@ -28,10 +27,9 @@
  *                     arrived, removed}, lines, burn: [key] } ],
  *         burn: { key: { url, text } }, trace }
  *
- * Marks, per frame: the frame's node gets aria-current="step" and stepper-current (stepper-failed
- * where the pass stops); every step taken so far, stepper-taken; every node a gradient reached so
- * far, stepper-gradient (it stays), and this frame's arrivals, stepper-arrived; the closing frame's
- * parameters left without a gradient, stepper-missed. _static/stepper.css draws them.
+ * Marks (_static/stepper.css): the frame's node, aria-current="step" and stepper-current (stepper-failed
+ * where the pass stops); steps taken so far, stepper-taken; nodes a gradient reached, stepper-gradient
+ * (it stays), this frame's arrivals, stepper-arrived; parameters left without one, stepper-missed.
  *
  * Keys: Left and Right arrows step the player with the focus, else the one most on screen (if any),
  * unless the focus is in a form field or on something that scrolls sideways; Home, End and Space
@@ -40,8 +38,7 @@
  * A click on a node's box or a stack entry goes to the frame that pops it. Live mode's new outputs
  * (`tds:output` events, detail.element) have their steppers started.
  *
- * Words: the part "stepper" of script#tds-words (tools/book_languages.py, from
- * mlx_autodiff/words/<language>.json); sentences and names are the engine's output.
+ * Words: script#tds-words's part "stepper" (tools/book_languages.py); sentences, names: the engine's.
  */
 (function () {
   "use strict";
@@ -70,18 +67,15 @@
     var panel = root.querySelector(".stepper-player"), picture = root.querySelector(".stepper-picture");
     var find = function (selector) { return panel.querySelector(selector); };
     var sentence = find(".stepper-sentence"), position = find(".stepper-position");
-    var slider = find(".stepper-slider"), speed = find(".stepper-speed select");
+    var slider = find(".stepper-slider"), speed = find(".stepper-speed select"), play = find("[data-action=play]");
     var predict = find(".stepper-predict input"), link = find(".stepper-link");
     var question = find(".stepper-question"), feedback = find(".stepper-feedback");
-    var play = find('[data-action="play"]');
-    var list = root.querySelector("details.stepper-frames");
-    var items = list.querySelectorAll("ol > li");
+    var list = root.querySelector("details.stepper-frames"), items = list.querySelectorAll("ol > li");
     var codeLines = {};
     panel.querySelectorAll(".stepper-code li[data-line]").forEach(function (line) {
       codeLines[line.dataset.line] = line;
     });
-    var parameter = "frame-" + data.graph;
-    var boxes = {}, popsAt = {}, pushedAt = {};
+    var parameter = "frame-" + data.graph, boxes = {}, popsAt = {}, pushedAt = {};
     Object.keys(data.nodes).forEach(function (id) {
       boxes[id] = root.querySelector('[id="' + data.nodes[id].element + '"]'); // null if left out
     });
@@ -91,7 +85,10 @@
     });
     popsAt[frames[0].node] = 0; // the root is where the walk starts
     var current = 0, timer = null, asking = false, focusedAt = -Infinity;
-    root.addEventListener("focusin", function () { focusedAt = performance.now(); });
+    // focus the keyboard brought (a click's focus is not :focus-visible): the browser scrolls to it
+    root.addEventListener("focusin", function (event) {
+      focusedAt = event.target.matches(":focus-visible") ? performance.now() : -Infinity;
+    });
     // on screen, or still being scrolled there after the focus came in: a player the keys may drive
     function near() { return shown(root) > 0 || performance.now() - focusedAt < FOCUS_SCROLL_MS; }
 
@@ -135,7 +132,7 @@
 
     function show(index, remember) {
       current = Math.max(0, Math.min(index, last));
-      var frame = frames[current];
+      var frame = frames[current], rebuilt = document.activeElement.closest(".stepper-stack, .stepper-burn");
       Object.keys(boxes).forEach(function (id) {
         var box = boxes[id];
         if (!box) return;
@@ -213,6 +210,7 @@
       var here = codeLines[frame.line], codeBox = find(".stepper-code-box");
       if (here) codeBox.scrollTop = here.offsetTop - codeBox.clientHeight / 2;
       if (box) follow(box);
+      if (rebuilt && panel.contains(rebuilt)) panel.focus({ preventScroll: true }); // its entry is gone
     }
 
     function url(index) {
@@ -250,7 +248,9 @@
       var top = frames[current].stack[frames[current].stack.length - 1];
       find(".stepper-ask").textContent = words.question;
       var choices = find(".stepper-choices");
-      choices.replaceChildren.apply(choices, frames[current].stack.slice().reverse().map(function (id) {
+      // the stack turned by the frame's index: the top, the answer, is not always the first, focused choice
+      var stack = frames[current].stack, turn = current % stack.length;
+      choices.replaceChildren.apply(choices, stack.slice(turn).concat(stack.slice(0, turn)).map(function (id) {
         var choice = element("button", "", nameOf(id));
         choice.type = "button";
         choice.dataset.choice = String(id);
@@ -312,9 +312,9 @@
     speed.addEventListener("change", function () { if (timer !== null) { stop(); toggle(); } });
     function onKey(event) {
       // a player scrolled off screen, the focus still in it, leaves Home and End to the page
-      if (event.altKey || event.ctrlKey || event.metaKey || !near()) return;
+      if (event.altKey || event.ctrlKey || event.metaKey || event.shiftKey || !near()) return;
       var moves = { Home: 0, End: last };
-      if (event.key in moves && event.target !== slider) {
+      if (event.key in moves && !event.target.closest("input, select")) {
         event.preventDefault();
         go(moves[event.key]);
       } else if (event.key === " " && event.target === panel) {

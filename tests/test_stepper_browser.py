@@ -319,8 +319,6 @@ def test_every_stepper_works_with_the_keyboard_alone(visit, docname: str) -> Non
     assert not opened.console_errors(), f"{docname}: console errors {opened.console_errors()}"
 
 
-STEPPER_JS = (ROOT / "_static" / "stepper.js").read_text()
-FOCUS_SCROLL_MS = int(re.search(r"FOCUS_SCROLL_MS = (\d+);", STEPPER_JS)[1])
 FRAME_JS = "(root) => Number(root.querySelector('.stepper-slider').value) - 1"
 # Scroll the page (at once, not smoothly) so the stepper's top, or with `bottom` its bottom, is at y px.
 PLACE_JS = """(root, [y, bottom]) => {
@@ -333,7 +331,8 @@ def test_the_arrows_leave_a_wide_code_block_and_a_player_off_screen_alone(visit)
     """The page-wide arrows (_static/stepper.js): a stepper whose graph alone is on screen (its player
     below the fold) takes them,
     one only under the theme's sticky header does not; a focused code block that scrolls sideways
-    keeps them; a player scrolled off screen with the focus still in it (after a click on "Next
+    keeps them; a stack entry that the next frame rebuilds hands the focus to its player; the speed
+    menu keeps Home; a player scrolled off screen with the focus still in it (after a click on "Next
     step") leaves the arrows, and End, to the page."""
     opened = visit("book/04-step-0.html", NARROW)
     page, stepper = opened.page, steppers(opened.page)[0]
@@ -356,15 +355,24 @@ def test_the_arrows_leave_a_wide_code_block_and_a_player_off_screen_alone(visit)
     # the browser's own scroll, and a smooth one: it has moved within 3 s, or it never will
     page.wait_for_function("(pre) => pre.scrollLeft > 0", arg=code.element_handle(), timeout=3000)
 
-    stepper.get_by_role("button", name=said("en")["next"]).click()
-    assert stepper.evaluate(FRAME_JS) == 2
-    page.evaluate("() => window.scrollTo({top: 0, behavior: 'instant'})")
-    page.wait_for_timeout(FOCUS_SCROLL_MS + 100)  # until then the player may be on its way to the focus
+    # a stack entry, rebuilt at each frame, hands the focus to its player, not to the page
+    stepper.locator(".stepper-stack button").first.focus()
     page.keyboard.press("ArrowRight")
-    assert stepper.evaluate(FRAME_JS) == 2, "the arrows drove a player scrolled off screen"
+    assert stepper.evaluate(FRAME_JS) == 2
+    assert page.evaluate("() => !!document.activeElement.closest('.stepper-player')"), "the focus fell"
+    stepper.locator(".stepper-speed select").focus()
+    page.keyboard.press("Home")
+    assert stepper.evaluate(FRAME_JS) == 2, "Home in the speed menu moved the player"
+
+    # a click's focus is not the keyboard's: no smooth scroll brings the player back, so none is waited for
+    stepper.get_by_role("button", name=said("en")["next"]).click()
+    assert stepper.evaluate(FRAME_JS) == 3
+    page.evaluate("() => window.scrollTo({top: 0, behavior: 'instant'})")
+    page.keyboard.press("ArrowRight")
+    assert stepper.evaluate(FRAME_JS) == 3, "the arrows drove a player scrolled off screen"
     page.keyboard.press("End")
     assert page.evaluate(SETTLED_SCROLL_JS) > 0, "End did not scroll the page"
-    assert stepper.evaluate(FRAME_JS) == 2, "End drove a player scrolled off screen"
+    assert stepper.evaluate(FRAME_JS) == 3, "End drove a player scrolled off screen"
     assert not opened.console_errors()
 
 
@@ -442,7 +450,7 @@ def test_predict_mode_accepts_the_right_node_and_explains_a_wrong_one(visit, lan
     data = page_data(stepper)
     stepper.locator(".stepper-predict input").check()
     next_button = stepper.get_by_role("button", name=said(language)["next"])
-    answers = []
+    answers, firsts = [], []
     for _ in data["frames"]:
         at = int(stepper.locator(".stepper-slider").input_value()) - 1
         if at == len(data["frames"]) - 1:
@@ -455,7 +463,10 @@ def test_predict_mode_accepts_the_right_node_and_explains_a_wrong_one(visit, lan
         stack = data["frames"][at]["stack"]
         top, below = stack[-1], stack[-2]
         choices = question.get_by_role("button")
-        assert choices.all_text_contents() == [data["nodes"][str(n)]["name"] for n in reversed(stack)]
+        turn = at % len(stack)  # the stack turned by the frame's index: the answer is not always first
+        turned = stack[turn:] + stack[:turn]
+        assert choices.all_text_contents() == [data["nodes"][str(n)]["name"] for n in turned]
+        firsts.append(stack[turn] == top)
         assert opened.page.evaluate("() => document.activeElement.dataset.choice") is not None, "focus moves"
         pick = below if not answers else top  # the first time wrong, then right
         question.get_by_role("button", name=data["nodes"][str(pick)]["name"], exact=True).click()
@@ -471,6 +482,7 @@ def test_predict_mode_accepts_the_right_node_and_explains_a_wrong_one(visit, lan
         assert data["frames"][at + 1]["changes"]["popped"] == top, "the answer shown is the pop"
         answers.append(pick == top)
     assert answers[:2] == [False, True]
+    assert False in firsts, "the first choice, which has the focus, was the answer every time"
     assert data["frames"][-1]["failed"], "exercise 5.1: predicted all the way to the failing node"
     assert not opened.console_errors()
 
