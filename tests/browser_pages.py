@@ -114,9 +114,24 @@ def screenshot_name(docname: str, language: str = "en") -> str:
     return name if language == "en" else f"{language}-{name}"
 
 
+BLANK = "/tests-blank-page"
+"""An empty page of the test server, beside the site, for `Tab.reset` (a 404 page would log an error,
+which could reach the next visit's console)."""
+
+
 class QuietHandler(SimpleHTTPRequestHandler):
     def log_message(self, format: str, *args: object) -> None:  # noqa: A002 (the base class's name)
         """Keep the test output free of one line per request."""
+
+    def do_GET(self) -> None:
+        """The site's files, and `BLANK`."""
+        if self.path != BLANK:
+            return super().do_GET()
+        self.send_response(200)
+        self.send_header("Content-Type", "text/html")
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+        return None
 
 
 class QuietServer(ThreadingHTTPServer):
@@ -193,10 +208,10 @@ class Tab:
         (localStorage and the rest, and this tab's sessionStorage), the pointer over no element,
         the tab's width and height, an empty page."""
         self.page.mouse.move(0, 0)
-        # a page of the site's origin that is not the book's (a 404): the book's page is gone, with what
-        # the theme stores as it goes (its sidebar's scroll), and the next visit is a new document even
-        # where it differs from the last only by a #fragment
-        self.page.goto(urljoin(origin, "no-such-page-tab-reset"))
+        # an empty page of the site's origin: the book's page is gone, with what the theme stores as it
+        # goes (its sidebar's scroll), and the next visit is a new document even where it differs from
+        # the last only by a #fragment
+        self.page.goto(urljoin(origin, BLANK))
         self.page.evaluate("() => { localStorage.clear(); sessionStorage.clear(); }")
         self.storage.send("Storage.clearDataForOrigin", {"origin": origin.rstrip("/"), "storageTypes": "all"})
         if self.page.viewport_size != {"width": self.width, "height": HEIGHT}:

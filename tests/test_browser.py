@@ -92,6 +92,7 @@ def test_a_kept_tab_is_a_fresh_profile_to_the_next_visit(tabs, visit) -> None:
     second = Visit(tabs, "en/book/index.html", NARROW)
     assert second.tab is kept, "the tab was not kept"
     assert second.page.evaluate(STORED_JS) == as_new and as_new[3:] == [NARROW, HEIGHT]
+    assert not second.console_errors(), "the reset's page logged into the next visit"
     second.page.once("dialog", lambda dialog: dialog.dismiss())  # never called
     second.close()
     third = Visit(tabs, "en/book/index.html", NARROW)
