@@ -231,9 +231,17 @@ class Tabs:
         return self.kept.pop(width, None) or Tab(self.browser, width)
 
     def give_back(self, tab: Tab) -> None:
+        """Keep the tab, reset, for the next visit at its width; or close it. A tab that cannot be reset
+        (a test that failed left its page crashed or waiting) is closed, so one failure stays one."""
+        from playwright.sync_api import Error
+
         tab.visit = None
         if tab.width not in self.kept and tab.untouched(self.origin):
-            tab.reset(self.origin)
+            try:
+                tab.reset(self.origin)
+            except Error:
+                tab.context.close()
+                return
             self.kept[tab.width] = tab
         else:
             tab.context.close()

@@ -100,6 +100,25 @@ def test_a_kept_tab_is_a_fresh_profile_to_the_next_visit(tabs, visit) -> None:
     third.close()
 
 
+def test_a_tab_that_cannot_be_reset_is_closed_not_kept(tabs, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A failed test may leave its page unable to reset: the tab is closed, and the next visit gets a
+    new one instead of an error."""
+    from playwright.sync_api import Error
+
+    opened = Visit(tabs, "en/book/index.html", NARROW)
+    tab = opened.tab
+
+    def fails(origin: str) -> None:
+        raise Error("the page is gone")
+
+    monkeypatch.setattr(tab, "reset", fails)
+    opened.close()
+    assert tab.page.is_closed() and tabs.kept.get(NARROW) is not tab
+    after = Visit(tabs, "en/book/index.html", NARROW)
+    assert after.tab is not tab and after.response is not None and after.response.ok
+    after.close()
+
+
 def test_the_site_root_leads_to_the_landing_page(visit) -> None:
     opened = visit("index.html", language=None)
     opened.page.wait_for_url(re.compile(r"/en/book/index\.html$"))
