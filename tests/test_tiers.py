@@ -46,8 +46,10 @@ def test_the_fast_tier_runs_no_costly_fixture(request: pytest.FixtureRequest) ->
 
 
 def group_of(item: pytest.Item) -> str | None:
-    mark = item.get_closest_marker("xdist_group")
-    return mark.args[0] if mark else None
+    """The test's group as pytest-xdist names it: every `xdist_group` of the test, joined."""
+    names = {mark.args[0] if mark.args else mark.kwargs.get("name", "default")
+             for mark in item.iter_markers("xdist_group")}
+    return "_".join(sorted(names)) or None
 
 
 def test_the_looking_checks_of_one_page_run_in_one_worker(request: pytest.FixtureRequest) -> None:
@@ -87,15 +89,10 @@ def test_the_groups_reach_pytest_xdists_scheduler(request: pytest.FixtureRequest
     pytest below 9.2). Seen from inside a `make test` worker."""
     if getattr(request.config, "workerinput", None) is None or not request.config.getvalue("loadgroup"):
         pytest.skip("only a pytest-xdist worker of `--dist loadgroup` (make test) sees the scheduled ids")
-    def suffix(item: pytest.Item) -> str:  # as pytest-xdist writes it: every group of the test, joined
-        names = {mark.args[0] if mark.args else mark.kwargs.get("name", "default")
-                 for mark in item.iter_markers("xdist_group")}
-        return "@" + "_".join(sorted(names)) if names else ""
-
-    grouped = [item for item in request.session.items if suffix(item)]
+    grouped = [item for item in request.session.items if group_of(item)]
     if not grouped:
         pytest.skip("no test of this run is grouped")
-    lost = [item.nodeid for item in grouped if not item.nodeid.endswith(suffix(item))]
+    lost = [item.nodeid for item in grouped if not item.nodeid.endswith(f"@{group_of(item)}")]
     assert not lost, f"{len(lost)} of {len(grouped)} grouped tests would be scheduled alone: {lost[:3]}"
 
 
