@@ -39,7 +39,7 @@ from mlx_autodiff import site_layout
 from tools.build_book import SUMMARY
 from tools.editions import LANGUAGES
 
-if TYPE_CHECKING:  # nbformat costs seconds to import (jsonschema): only the tests that read notebooks pay
+if TYPE_CHECKING:  # only the tests that read notebooks import nbformat
     import nbformat
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -57,7 +57,6 @@ import yaml
 from mlx_autodiff.site_layout import ROOT_PAGE, page_path
 from tools import build_stamp
 from tools.editions import LANGUAGES
-from tools.sphinx_build import skip_iri_checks
 
 ROOT = Path(__file__).resolve().parent.parent
 ANSI = re.compile(r"\x1b\[[0-9;]*m")
@@ -317,7 +316,6 @@ def toc_files(root: Path) -> list[Path]:
 
 def read_notebook(source: Path) -> Any:
     """The notebook myst-nb makes of a page, as its Sphinx parser reads it (None: not a notebook)."""
-    skip_iri_checks()
     import nbformat
     from myst_nb.core.read import is_myst_markdown_notebook, read_myst_markdown_notebook
 

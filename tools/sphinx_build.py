@@ -72,25 +72,9 @@ def site_overrides(root: Path, language: str) -> dict[str, str]:
     return {"html_baseurl": url(f"{language}/", base), "book_site_baseurl": base}
 
 
-def skip_iri_checks() -> None:
-    """Import jsonschema without rfc3987-syntax: seconds less for every process that reads notebooks.
-
-    jsonschema 4.26 imports rfc3987-syntax 1.1.0, when installed (jupyter-events asks for
-    `jsonschema[format-nongpl]`), for its "iri" format checks, and that module builds a dozen lark
-    parsers as it is imported: about 2 s (https://github.com/python-jsonschema/jsonschema/pull/1521
-    measures it; written for jsonschema 4.26.0 and rfc3987-syntax 1.1.0, pinned in requirements.txt).
-    Nothing the build validates has an "iri" format (nbformat's schemas, Jupyter Book's config), so
-    jsonschema is left to skip the check it would define (its `_format.py` does on ImportError).
-    tests/test_upstream.py fails when rfc3987-syntax stops building its parsers at import.
-    """
-    if "jsonschema" not in sys.modules:
-        sys.modules.setdefault("rfc3987_syntax", None)  # type: ignore[assignment]  (None: "not installed")
-
-
 def build(language: str, *, builder: str = "html", site_languages: list[str] | None = None,
           out: Path | None = None, root: Path = ROOT) -> int:
     """Run the strict build; return Sphinx's exit status (non-zero on any warning)."""
-    skip_iri_checks()
     from jupyter_book.sphinx import build_sphinx
 
     where = folders(root, language, builder, out)
