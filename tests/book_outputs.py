@@ -30,17 +30,15 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+import nbformat
 import pytest
 import yaml
 
 from mlx_autodiff import site_layout
 from tools.build_book import SUMMARY
 from tools.editions import LANGUAGES
-
-if TYPE_CHECKING:  # only the tests that read notebooks import nbformat
-    import nbformat
 
 ROOT = Path(__file__).resolve().parents[1]
 SITE = ROOT / "_build" / "html"
@@ -143,8 +141,6 @@ def executed(chapter: str) -> nbformat.NotebookNode:
     path = EXECUTED / f"{docname(chapter)}.ipynb"
     if not path.exists():
         raise FileNotFoundError(f"{path} is missing: build the book first (the `book_build` fixture does)")
-    import nbformat
-
     return nbformat.read(path, as_version=4)
 
 

@@ -6,10 +6,13 @@ desktop and at a phone's width (some findings, such as a table that scrolls
 sideways without a tab stop, exist only on a phone). Every rule runs; a
 "serious" or "critical" violation fails the test with what axe says about it.
 The interactive pieces are checked again in the states a reader brings them
-to: the explorer showing a run that raised, a stepper played to its end. Their
-scripts change nothing outside their own element, so where the rest of the page
-is the one checked as loaded (the light theme), axe reads that element alone;
-in the dark theme, which no page check covers, it reads the whole page.
+to. Their scripts change nothing outside their own element, so axe reads that
+element alone where the rest of the page is one a whole-page check reads: the
+explorer showing a run that raised, a stepper played to its end, and answered
+questions (tests/test_questions.py), each in the light theme the page checks
+read as loaded; a stepper asking for a prediction, in the dark theme, whose
+page the dark end-state check reads. That dark end-state check reads the whole
+page, since no page check covers the dark theme.
 """
 
 from __future__ import annotations
@@ -18,7 +21,7 @@ import json
 
 import pytest
 from book_outputs import EDITIONS, ROOT, book_build, toc_pages  # noqa: F401 (book_build is a fixture)
-from browser_pages import NARROW, WIDE, axe_version, violations
+from browser_pages import DARK_JS, NARROW, WIDE, axe_version, violations
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.usefixtures("book_build")]
 
@@ -57,9 +60,8 @@ def test_the_explorer_showing_an_error_has_no_serious_violation(visit) -> None:
 def test_a_stepper_played_to_its_end_has_no_serious_violation(visit, docname: str, language: str, width: int,
                                                               theme: str) -> None:
     opened = visit(f"{docname}.html", width, language)
-    if theme == "dark":  # the theme's own switch: the page's colours are the dark theme's
-        opened.page.evaluate("() => { document.documentElement.dataset.theme = 'dark';"
-                             " document.documentElement.dataset.mode = 'dark'; }")
+    if theme == "dark":
+        opened.page.evaluate(DARK_JS)
     opened.page.locator(".stepper-player").focus()
     opened.page.keyboard.press("End")
     # in the light theme, the page around the stepper is the one checked as loaded above
@@ -69,7 +71,7 @@ def test_a_stepper_played_to_its_end_has_no_serious_violation(visit, docname: st
 
 def test_a_stepper_asking_a_prediction_has_no_serious_violation(visit) -> None:
     opened = visit("book/05-step-1.html", NARROW)
-    opened.page.evaluate("() => { document.documentElement.dataset.theme = 'dark'; }")
+    opened.page.evaluate(DARK_JS)
     stepper = opened.page.locator("div.stepper")
     stepper.locator(".stepper-predict input").check()
     for _ in range(6):
@@ -94,3 +96,21 @@ def test_axe_within_an_element_reads_that_element_and_only_it(visit) -> None:
     found = [node["target"] for v in violations(opened.page, "div.stepper") if v["id"] == "button-name"
              for node in v["nodes"]]
     assert found == ["#axe-probe-inside"], found
+
+
+def test_axe_within_a_selector_of_many_elements_reads_each(visit) -> None:
+    """What the answered-questions check relies on: axe reads every element a selector matches, the
+    last `div.question` of a page as well as the first, and nothing between them."""
+    opened = visit("book/04-step-0.html", WIDE)
+    count = opened.page.evaluate("""() => {
+      const questions = document.querySelectorAll('div.question');
+      const inside = document.createElement('button'), outside = document.createElement('button');
+      inside.id = 'axe-probe-last'; outside.id = 'axe-probe-between';
+      questions[questions.length - 1].append(inside);
+      questions[questions.length - 1].before(outside);
+      return questions.length;
+    }""")
+    assert count > 1, "the probe needs a page with more than one question"
+    found = [node["target"] for v in violations(opened.page, "div.question") if v["id"] == "button-name"
+             for node in v["nodes"]]
+    assert found == ["#axe-probe-last"], found

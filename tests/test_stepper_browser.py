@@ -24,7 +24,7 @@ from dataclasses import asdict
 
 import pytest
 from book_outputs import EDITIONS, ROOT, book_build, glued, stream_text  # noqa: F401 (book_build is a fixture)
-from browser_pages import HEIGHT, NARROW, OVERFLOW_JS, OVERFLOW_TOLERANCE_PX, SCREENSHOTS, WIDE
+from browser_pages import DARK_JS, HEIGHT, NARROW, OVERFLOW_JS, OVERFLOW_TOLERANCE_PX, SCREENSHOTS, WIDE
 
 from mlx_autodiff.node import node_name
 from mlx_autodiff.stepper import frames
@@ -110,8 +110,6 @@ TIMING_JS = """(root) => {
 # the theme's contents sidebar folded, not still folding
 FOLDED_JS = """() => { const toc = document.querySelector('div.bd-sidebar-secondary');
   return toc.classList.contains('hide') && toc.getBoundingClientRect().height < 64; }"""
-DARK_JS = ("() => { document.documentElement.dataset.theme = 'dark';"
-           " document.documentElement.dataset.mode = 'dark'; }")
 
 
 def said(language: str) -> dict[str, str]:

@@ -2,7 +2,9 @@
 
 Each test checks that the upstream behaviour is still there. When one fails,
 upstream changed: read the workaround it names and remove it on purpose, with
-its pin in requirements.txt. The builds here are bare Sphinx with myst-nb and
+its pin in requirements.txt. A test that guards a pin instead (a version kept out because it is
+slow) fails when that version is installed again; its pin's comment says what to check before
+raising it. The builds here are bare Sphinx with myst-nb and
 the book's execution settings, so they show myst-nb's own behaviour, not the
 book's.
 """
@@ -197,7 +199,7 @@ def test_reading_a_notebook_builds_no_parser_at_import() -> None:
     assert done.stdout.strip() == "[]", done.stdout + done.stderr
 
 
-def test_notebooks_validate_and_name_no_iri_format() -> None:
+def test_nbformat_schemas_use_no_iri_format() -> None:
     """What jsonschema 4.24 leaves unchecked without a package for it is its "iri" formats, which no
     schema nbformat validates with uses: nbformat still validates a notebook."""
     nbformat.validate(nbformat.v4.new_notebook())
