@@ -3,8 +3,10 @@
 axe-core comes from npm, pinned in package.json and package-lock.json (`make
 setup` runs `npm ci`), and is injected into each page after it loaded, at a
 desktop and at a phone's width (some findings, such as a table that scrolls
-sideways without a tab stop, exist only on a phone). Every rule runs; a
-"serious" or "critical" violation fails the test with what axe says about it.
+sideways without a tab stop, exist only on a phone). axe's default rules run
+(axe 4.14 leaves 15 of its 105 off unless asked: its experimental rules, the
+AAA contrast and target-size among them); a "serious" or "critical" violation
+fails the test with what axe says about it.
 The interactive pieces are checked again in the states a reader brings them
 to. Their scripts change nothing outside their own element, so axe reads that
 element alone where the rest of the page is one a whole-page check reads: the
