@@ -37,3 +37,20 @@ def test_the_test_rows_note_what_pytest_counted_without_its_time():
     assert pytest_counted("..\n540 passed, 1251 deselected in 34.92s\n") == "540 passed, 1251 deselected"
     assert pytest_counted("FAILED tests/x.py::y\n1 failed, 9 passed in 2.00s\n") == "1 failed, 9 passed"
     assert pytest_counted("") == "no output"
+
+
+def test_with_the_tests_timed_the_built_book_rows_come_from_make_tests_build(monkeypatch):
+    """`make bench-tests` removes _build (the clean build) before `make test` builds it again and times
+    the stepper: the rows read off the built book are read after it, not from the build it removed."""
+    from mlx_autodiff import bench
+    from mlx_autodiff.bench_rows import Row
+
+    tested = []
+    when = lambda: "after" if tested else "before"  # noqa: E731 (read at each call)
+    monkeypatch.setattr(bench, "built_book_rows", lambda: [Row(f"built book, {when()} the tests", None)])
+    monkeypatch.setattr(bench, "book_rows", lambda: [])
+    monkeypatch.setattr(bench, "test_rows", lambda: tested.append(True) or [Row("make test", None)])
+    rows, _ = bench.run(quick=True, book=True, tests=True)
+    names = [row.name for row in rows]
+    assert "built book, after the tests" in names and "built book, before the tests" not in names
+    assert names.index("built book, after the tests") < names.index("make test")
