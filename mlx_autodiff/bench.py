@@ -3,8 +3,10 @@
 `run` gathers every row of the table, in its order: the engine's
 microbenchmarks (`bench_engine`: training steps side by side with MLX's own,
 memory over many steps, graph drawing), then the book's rows (`bench_book`:
-what the last build left, page sizes and the stepper's frame change; live
-cells; when asked, the build's time and the test tiers'); `bench_rows` prints
+what the last build left, page sizes and the stepper's frame change, read
+after `make test` when the test tiers are timed, since it builds the book
+again; live cells; when asked, the build's time and the test tiers');
+`bench_rows` prints
 the table and keeps it as JSON for the book.
 
 Flags: `--markdown` prints a markdown table (for the README and the book's
@@ -57,16 +59,16 @@ def run(quick: bool = False, book: bool = False, tests: bool = False) -> tuple[l
     rows += training_rows(WORKLOADS[0], scale, loss_first=True)
     rows += memory_rows(100, 1_000 if quick else 10_000)
     rows += graph_rows(3 if quick else 10)
-    built = built_book_rows()  # before book_rows, which removes _build
-    at = len(rows)
-    rows += built
+    built_at = len(rows)
+    if not tests:  # else read after make test, whose build (and its stepper's timing) is the last one
+        rows += built_book_rows()  # before book_rows, which removes _build
     if not quick:
         rows += live_rows()
     if book:
         rows += book_rows()
     if tests:
         rows += test_rows()
-        rows[at:at + len(built)] = built_book_rows()  # from make test's own build, its stepper timed
+        rows[built_at:built_at] = built_book_rows()
     return rows, machine()
 
 

@@ -69,6 +69,7 @@ OVERFLOW_JS = """(tolerance) => {
 DARK_JS = ("() => { document.documentElement.dataset.theme = 'dark';"
            " document.documentElement.dataset.mode = 'dark'; }")
 """What the theme's own switch sets for the dark theme: the mode chosen and the theme shown."""
+
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 BLOCKING = ("serious", "critical")
 RUN_AXE_JS = """async (within) => {
