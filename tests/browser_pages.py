@@ -28,7 +28,7 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urljoin
 
 import pytest
-from book_outputs import ROOT, SITE
+from book_outputs import EDITIONS, ROOT, SITE
 
 from mlx_autodiff import site_layout
 from tools.chromium import ChromiumNotFound, find_chromium, skip_reason
@@ -44,6 +44,15 @@ SCREENSHOTS = ROOT / "_build" / "screenshots"
 FULL_SCREENSHOTS = os.environ.get("BOOK_SCREENSHOTS", "") == "full"
 WIDE, NARROW, HEIGHT = 1280, 390, 900
 OVERFLOW_TOLERANCE_PX = 2
+PAGE_VISITS = [(language, width) for language in EDITIONS
+               for width in ((WIDE, NARROW) if language == EDITIONS[0] else (NARROW,))]
+"""The (edition, width) pairs every page is opened at for the checks that only look (`checked_page`):
+the source language's pages at a desktop's width and a phone's, a translation's at a phone's. A
+translation changes a page's words, not its layout, colours or scripts, so what it can break shows
+at the width where words have the least room: names and language (axe), console errors, pictures,
+sideways overflow. The English pages check each width's layout. (One width fewer for the Chinese
+edition: about 60 s of a 2-core run's browser time.)"""
+PAGE_VISIT_IDS = [f"{language}-{'desktop' if width == WIDE else 'phone'}" for language, width in PAGE_VISITS]
 # The page's width against the viewport, and the outermost article elements sticking out of it
 # (ignoring those inside a box that scrolls or clips them, such as code blocks).
 OVERFLOW_JS = """(tolerance) => {

@@ -3,17 +3,19 @@
 axe-core comes from npm, pinned in package.json and package-lock.json (`make
 setup` runs `npm ci`), and is injected into each page after it loaded, at a
 desktop and at a phone's width (some findings, such as a table that scrolls
-sideways without a tab stop, exist only on a phone). axe's default rules run
+sideways without a tab stop, exist only on a phone); a Chinese page at a
+phone's (`PAGE_VISITS` in tests/browser_pages.py says why). axe's default rules run
 (axe 4.14 leaves 15 of its 105 off unless asked: its experimental rules, the
 AAA contrast and target-size among them); a "serious" or "critical" violation
 fails the test with what axe says about it.
 The interactive pieces are checked again in the states a reader brings them
 to. Their scripts change nothing outside their own element, so axe reads that
-element alone where the rest of the page is one a whole-page check reads: the
-explorer showing a run that raised, a stepper played to its end, and answered
-questions (tests/test_questions.py), each in the light theme the page checks
-read as loaded; a stepper asking for a prediction, in the dark theme, whose
-page the dark end-state check reads. That dark end-state check reads the whole
+element alone where the page checks cover the rest of the page (its layout at
+that width in English, its words in each edition): the explorer showing a run
+that raised, a stepper played to its end, and answered questions
+(tests/test_questions.py), each in the light theme the page checks read as
+loaded; a stepper asking for a prediction, in the dark theme, whose page the
+dark end-state check reads. That dark end-state check reads the whole
 page, since no page check covers the dark theme.
 """
 
@@ -23,7 +25,7 @@ import json
 
 import pytest
 from book_outputs import EDITIONS, ROOT, book_build, toc_pages  # noqa: F401 (book_build is a fixture)
-from browser_pages import DARK_JS, NARROW, WIDE, axe_version, violations
+from browser_pages import DARK_JS, NARROW, PAGE_VISIT_IDS, PAGE_VISITS, WIDE, axe_version, violations
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.usefixtures("book_build")]
 
@@ -39,8 +41,8 @@ def test_axe_is_the_pinned_version() -> None:
     assert axe_version() == pinned == lock["packages"]["node_modules/axe-core"]["version"]
 
 
-@pytest.mark.parametrize("width", [WIDE, NARROW], ids=["desktop", "phone"])
-@pytest.mark.parametrize("language", EDITIONS)
+@pytest.mark.parametrize(("language", "width"), PAGE_VISITS,
+                         ids=PAGE_VISIT_IDS)
 @pytest.mark.parametrize("docname", toc_pages())
 def test_no_serious_accessibility_violation(checked_page, docname: str, width: int, language: str) -> None:
     found = checked_page(docname, width, language).violations  # axe on the page as loaded

@@ -1,12 +1,12 @@
 """The built book, as a reader's browser shows it: headless Chromium via Playwright.
 
-Every page of `_toc.yml`, in each edition (`en/`, `zh_CN/`), is opened at 1280 px
-and at 390 px (a phone). A page
-passes when it logs no console error, loads nothing from the network, shows every
-figure (inline `<svg>` and `<img>`) with a non-zero size, and does not scroll
+Every page of `_toc.yml` is opened at 1280 px and at 390 px (a phone) in English,
+and at 390 px in Chinese (`PAGE_VISITS` in tests/browser_pages.py says why). A
+page passes when it logs no console error, loads nothing from the network, shows
+every figure (inline `<svg>` and `<img>`) with a non-zero size, and does not scroll
 sideways on the phone. Screenshots land in `_build/screenshots/` for people to
-look at: `<name>.png` (wide) and `<name>-narrow.png`, `zh_CN-<name>...` for the
-Chinese edition.
+look at: `<name>.png` (wide) and `<name>-narrow.png`, `zh_CN-<name>-narrow.png`
+for the Chinese edition.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from urllib.parse import urljoin, urlsplit
 
 import pytest
 from book_outputs import EDITIONS, ROOT, book_build, toc_pages  # noqa: F401 (book_build is a fixture)
-from browser_pages import HEIGHT, NARROW, OVERFLOW_TOLERANCE_PX, WIDE, Tab, Visit
+from browser_pages import HEIGHT, NARROW, OVERFLOW_TOLERANCE_PX, PAGE_VISIT_IDS, PAGE_VISITS, WIDE, Tab, Visit
 
 from tools.editions import LANGUAGES
 
@@ -35,10 +35,11 @@ def smart(text: str) -> str:
     return text.translate(str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"'}))
 
 
-@pytest.mark.parametrize("language", EDITIONS)
+@pytest.mark.parametrize(("language", "width"), PAGE_VISITS,
+                         ids=PAGE_VISIT_IDS)
 @pytest.mark.parametrize("docname", toc_pages())
-def test_page_is_clean_at_desktop_width(checked_page, docname: str, language: str) -> None:
-    facts = checked_page(docname, WIDE, language)  # its screenshot: _build/screenshots/<name>.png
+def test_page_is_clean(checked_page, docname: str, language: str, width: int) -> None:
+    facts = checked_page(docname, width, language)  # its screenshot: _build/screenshots/<name>.png
     assert facts.status == 200
     assert not facts.console_errors, f"{docname}: console errors {facts.console_errors}"
     assert not facts.network, f"{docname}: a local book must not fetch from the network: {facts.network}"
