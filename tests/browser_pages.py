@@ -7,7 +7,7 @@ for the next visit and resets it: `Tabs`) and records what went wrong while it
 loaded: console errors, requests for anything outside the site.
 `checked_page(docname, width, language)` is every page's one visit for the
 checks that only look (tests/test_browser.py, tests/test_axe.py): each page is
-opened once per width and edition in a session, and everything those checks
+opened once per edition and width of `PAGE_VISITS` in a session, and everything those checks
 want of it is measured then (`PageFacts`), axe-core included, instead of a
 visit, and a page load, per test.
 tests/conftest.py shares these fixtures with every test file

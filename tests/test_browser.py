@@ -39,7 +39,7 @@ def smart(text: str) -> str:
                          ids=PAGE_VISIT_IDS)
 @pytest.mark.parametrize("docname", toc_pages())
 def test_page_is_clean(checked_page, docname: str, language: str, width: int) -> None:
-    facts = checked_page(docname, width, language)  # its screenshot: _build/screenshots/<name>.png
+    facts = checked_page(docname, width, language)  # its screenshot: in _build/screenshots/
     assert facts.status == 200
     assert not facts.console_errors, f"{docname}: console errors {facts.console_errors}"
     assert not facts.network, f"{docname}: a local book must not fetch from the network: {facts.network}"

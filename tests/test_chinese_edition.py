@@ -17,7 +17,7 @@ import pytest
 from book_outputs import ROOT, SITE, book_build, toc_pages  # noqa: F401 (book_build is a fixture)
 
 from mlx_autodiff.scenarios import SCENARIOS
-from mlx_autodiff.words import words
+from mlx_autodiff.words import say, words
 from tools.book_languages import glossary_terms
 
 CHINESE = "zh_CN"
@@ -168,6 +168,30 @@ def test_the_theme_speaks_each_editions_language(book_build) -> None:  # noqa: F
         assert html.escape(text) not in chinese, f"the Chinese page still shows {text!r}"
     for text in [*said["gettext"].values(), said["search_bar_text"], said["author"]]:
         assert text in chinese, f"the Chinese page lacks {text!r}"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("language", ["en", CHINESE])
+def test_every_sidebar_toggle_is_named_after_its_entry_in_the_editions_words(book_build,  # noqa: F811
+                                                                               language: str) -> None:
+    """What screen readers hear for the sidebar's fold buttons, read off every built page: the browser
+    tests read the sidebar only where it shows, at a desktop's width (not a Chinese page's phone width:
+    tests/browser_pages.py, `PAGE_VISITS`)."""
+    from bs4 import BeautifulSoup
+
+    said = words(language, "theme")
+    named = 0
+    for docname in toc_pages():
+        page = page_html(language, docname)
+        sidebar = page[page.index('<div class="bd-sidebar-primary'):page.index("<main")]  # parsed alone: fast
+        for summary in BeautifulSoup(sidebar, "html.parser").select("li.has-children > details > summary"):
+            entry = summary.find_parent("li").find("a", recursive=False)
+            expected = (say(said["pages_in"], entry=entry.get_text(" ", strip=True)) if entry
+                        else said["pages_in_part"])
+            label = summary.select_one("span.visually-hidden")
+            assert label is not None and label.get_text() == expected, f"{language}/{docname}: {summary}"
+            named += 1
+    assert named >= len(toc_pages()), f"only {named} sidebar toggles found"
 
 
 @pytest.mark.slow

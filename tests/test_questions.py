@@ -419,7 +419,7 @@ def test_answered_questions_have_no_serious_accessibility_violation(visit, langu
         if root.get_attribute("data-kind") != "order":
             root.locator("input[type=radio]").last.check()
         root.locator(".question-check").click()
-    found = violations(opened.page, "div.question")  # the page around them: as loaded, checked in test_axe
+    found = violations(opened.page, "div.question")  # the page around them: test_axe's page checks
     assert not found, f"{language} at {width} px:\n{report(found)}"
 
 
