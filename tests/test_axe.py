@@ -42,8 +42,7 @@ def test_axe_is_the_pinned_version() -> None:
     assert axe_version() == pinned == lock["packages"]["node_modules/axe-core"]["version"]
 
 
-@pytest.mark.parametrize(("language", "width"), PAGE_VISITS,
-                         ids=PAGE_VISIT_IDS)
+@pytest.mark.parametrize(("language", "width"), PAGE_VISITS, ids=PAGE_VISIT_IDS)
 @pytest.mark.parametrize("docname", toc_pages())
 def test_no_serious_accessibility_violation(checked_page, docname: str, width: int, language: str) -> None:
     found = checked_page(docname, width, language).violations  # axe on the page as loaded

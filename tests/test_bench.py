@@ -42,7 +42,6 @@ def test_the_test_rows_note_what_pytest_counted_without_its_time():
     assert pytest_counted("") == "no output"
 
 
-
 def test_with_the_tests_timed_the_built_book_rows_come_from_make_tests_build(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """`make bench-tests` removes _build (the clean build) before `make test` builds it again and times

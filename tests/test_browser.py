@@ -35,8 +35,7 @@ def smart(text: str) -> str:
     return text.translate(str.maketrans({"\u2019": "'", "\u2018": "'", "\u201c": '"', "\u201d": '"'}))
 
 
-@pytest.mark.parametrize(("language", "width"), PAGE_VISITS,
-                         ids=PAGE_VISIT_IDS)
+@pytest.mark.parametrize(("language", "width"), PAGE_VISITS, ids=PAGE_VISIT_IDS)
 @pytest.mark.parametrize("docname", toc_pages())
 def test_page_is_clean(checked_page, docname: str, language: str, width: int) -> None:
     facts = checked_page(docname, width, language)  # its screenshot: in _build/screenshots/

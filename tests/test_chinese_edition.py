@@ -17,7 +17,7 @@ import pytest
 from book_outputs import ROOT, SITE, book_build, toc_pages  # noqa: F401 (book_build is a fixture)
 
 from mlx_autodiff.scenarios import SCENARIOS
-from mlx_autodiff.words import say, words
+from mlx_autodiff.words import words
 from tools.book_languages import glossary_terms
 
 CHINESE = "zh_CN"
@@ -179,15 +179,17 @@ def test_every_sidebar_toggle_is_named_after_its_entry_in_the_editions_words(boo
     tests/browser_pages.py, `PAGE_VISITS`)."""
     from bs4 import BeautifulSoup
 
-    said = words(language, "theme")
+    from tools.accessible_theme import toggle_name
+
     named = 0
     for docname in toc_pages():
         page = page_html(language, docname)
-        sidebar = page[page.index('<div class="bd-sidebar-primary'):page.index("<main")]  # parsed alone: fast
-        for summary in BeautifulSoup(sidebar, "html.parser").select("li.has-children > details > summary"):
+        start, end = page.find('<div class="bd-sidebar-primary'), page.find("<main")
+        assert 0 <= start < end, f"{language}/{docname}: no primary sidebar before <main> (a new theme?)"
+        for summary in BeautifulSoup(page[start:end], "html.parser").select(  # the sidebar alone: fast
+                "li.has-children > details > summary"):
             entry = summary.find_parent("li").find("a", recursive=False)
-            expected = (say(said["pages_in"], entry=entry.get_text(" ", strip=True)) if entry
-                        else said["pages_in_part"])
+            expected = toggle_name(entry.get_text(" ", strip=True) if entry else None, language)
             label = summary.select_one("span.visually-hidden")
             assert label is not None and label.get_text() == expected, f"{language}/{docname}: {summary}"
             named += 1

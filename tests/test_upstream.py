@@ -2,11 +2,11 @@
 
 Each test checks that the upstream behaviour is still there. When one fails,
 upstream changed: read the workaround it names and remove it on purpose, with
-its pin in requirements.txt. A test that guards a pin instead (a version kept out because it is
-slow) fails when that version is installed again; its pin's comment says what to check before
-raising it. The builds here are bare Sphinx with myst-nb and
-the book's execution settings, so they show myst-nb's own behaviour, not the
-book's.
+its pin in requirements.txt. A test that guards a pin instead (a version kept
+out because it is slow) fails when that version is installed again; its pin's
+comment says what to check before raising it. The builds here are bare Sphinx
+with myst-nb and the book's execution settings, so they show myst-nb's own
+behaviour, not the book's.
 """
 
 from __future__ import annotations

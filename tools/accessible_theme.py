@@ -65,16 +65,21 @@ def visit_hidden_cell(self: HTML5Translator, node: HideCodeCellNode) -> None:
 def name_sidebar_toggles(soup: BeautifulSoup, language: str | None = None) -> BeautifulSoup:
     """Each nameless `<summary>` of the sidebar's tree named after its entry, for screen readers only,
     in the words of `language` (the words files' part "theme")."""
-    said = words(language, "theme")
     for summary in soup.select("li.has-children > details > summary"):
         if summary.get_text(strip=True):
             continue
         entry = summary.find_parent("li").find("a", recursive=False)
         label = soup.new_tag("span", attrs={"class": "visually-hidden"})
-        label.string = (say(said["pages_in"], entry=entry.get_text(" ", strip=True)) if entry
-                        else said["pages_in_part"])
+        label.string = toggle_name(entry.get_text(" ", strip=True) if entry else None, language)
         summary.insert(0, label)
     return soup
+
+
+def toggle_name(entry: str | None, language: str | None = None) -> str:
+    """A sidebar toggle's name: the pages under `entry` (the text of its link), or under a part's
+    caption when it has no link."""
+    said = words(language, "theme")
+    return say(said["pages_in"], entry=entry) if entry is not None else said["pages_in_part"]
 
 
 def named_toctree(
