@@ -97,19 +97,29 @@ def build_problems(log: str) -> str:
     return "\n".join(problems + lines[summary:]) or "\n".join(lines[-25:])
 
 
+def _toc() -> dict[str, Any]:
+    return yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf8"))
+
+
+def _files(entry: Any) -> list[str]:
+    """The docnames an entry of `_toc.yml` and the entries under it name, in reading order."""
+    if isinstance(entry, dict):
+        own = [entry[key] for key in ("root", "file") if key in entry]
+        return [re.sub(r"\.(md|ipynb)$", "", name) for name in own] + [
+            name for value in entry.values() for name in _files(value)]
+    if isinstance(entry, list):
+        return [name for item in entry for name in _files(item)]
+    return []
+
+
 def toc_pages() -> list[str]:
     """Docnames of every page in `_toc.yml`, in reading order (root first)."""
-    toc = yaml.safe_load((ROOT / "_toc.yml").read_text(encoding="utf8"))
+    return _files(_toc())
 
-    def files(entry: Any) -> list[str]:
-        if isinstance(entry, dict):
-            own = [entry[key] for key in ("root", "file") if key in entry]
-            return own + [name for value in entry.values() for name in files(value)]
-        if isinstance(entry, list):
-            return [name for item in entry for name in files(item)]
-        return []
 
-    return [re.sub(r"\.(md|ipynb)$", "", name) for name in files(toc)]
+def toc_parts() -> dict[str, list[str]]:
+    """Each part of `_toc.yml` (its caption) and the docnames of its pages, in reading order."""
+    return {part["caption"]: _files(part) for part in _toc()["parts"]}
 
 
 def edition_pages() -> list[str]:

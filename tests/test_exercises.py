@@ -486,12 +486,17 @@ def test_every_book_exercise_has_a_solution_and_a_check_and_forks_without_its_an
         assert source.cells[index].source in forked, "the fork lost a check"
 
 
+BLANK = "blank"
+"""The try of a blank answer in an answered fork: `<label>~blank`."""
+
+
 def answered_fork(chapter: str) -> nbformat.NotebookNode:
     """The chapter's fork with its stubs, and after each exercise's checks one more try per answer.
 
-    Each answer in WRONG and RIGHT becomes a solution cell labelled
-    `<label>~wrong-<n>` (or `~right-<n>`) followed by copies of the exercise's
-    check cells, so one fresh kernel grades the stubs and every answer.
+    A blank answer (`pass`, labelled `<label>~blank`) and each answer in WRONG and RIGHT
+    (`<label>~wrong-<n>`, `~right-<n>`) become a solution cell, after the exercise's set-up cells
+    again and followed by copies of its check cells, so one fresh kernel grades the stubs and
+    every answer.
     """
     nb = forked_notebook(resolve(chapter, ROOT))
     cells = []
@@ -502,19 +507,18 @@ def answered_fork(chapter: str) -> nbformat.NotebookNode:
         if label is None or "check" not in cell.metadata.get("tags", []) or following == label:
             continue
         checks = [c for c in nb.cells if c.metadata.get("exercise") == label and "check" in c.metadata.tags]
-        for kind, table in (("wrong", WRONG), ("right", RIGHT)):
-            for number, answer in enumerate(table.get(label, [])):
-                tried = f"{label}~{kind}-{number}"
-                cells += [nbformat.v4.new_code_cell(c.source) for c in set_up_cells(nb, label)]
-                cells.append(
-                    nbformat.v4.new_code_cell(
-                        answer.source, metadata={"tags": ["solution"], "exercise": tried}
-                    )
-                )
-                cells += [
-                    nbformat.v4.new_code_cell(c.source, metadata={"tags": ["check"], "exercise": tried})
-                    for c in checks
-                ]
+        tries = [(BLANK, "pass")] + [(f"{kind}-{number}", answer.source)
+                                     for kind, table in (("wrong", WRONG), ("right", RIGHT))
+                                     for number, answer in enumerate(table.get(label, []))]
+        for name, source in tries:
+            tried = f"{label}~{name}"
+            cells += [nbformat.v4.new_code_cell(c.source) for c in set_up_cells(nb, label)]
+            solution = {"tags": ["solution"], "exercise": tried}
+            cells.append(nbformat.v4.new_code_cell(source, metadata=solution))
+            cells += [
+                nbformat.v4.new_code_cell(c.source, metadata={"tags": ["check"], "exercise": tried})
+                for c in checks
+            ]
     for number, cell in enumerate(cells):
         cell.id = f"cell-{number}"
     nb.cells = cells
@@ -619,15 +623,18 @@ def book_runs(book_build) -> BookRuns:  # noqa: F811 (the fixture)
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("chapter", "exercise"), BOOK_EXERCISES)
-def test_every_book_exercise_passes_with_its_solution_and_fails_as_a_stub(
+def test_every_book_exercise_passes_with_its_solution_and_fails_as_a_stub_or_blank(
     chapter: str | None, exercise: object, book_runs: BookRuns
 ) -> None:
+    """The stub, and a blank answer (`pass`) in its place after the chapter's cells above, fail:
+    what tests/test_live.py also asks of the page's grader, on some pages only."""
     if isinstance(exercise, Exception):
         raise exercise
     solved = verdicts(book_runs.report(chapter, "solutions"))
     assert solved[exercise.label] == (True, ""), f"the chapter's own solution fails: {solved[exercise.label]}"
-    stubbed = verdicts(book_runs.report(chapter, "fork"))
-    assert stubbed[exercise.label] == (False, "not done yet")
+    forked = verdicts(book_runs.report(chapter, "fork"))
+    assert forked[exercise.label] == (False, "not done yet")
+    assert not forked[f"{exercise.label}~{BLANK}"][0], "a blank answer passes the check"
 
 
 def test_every_book_exercise_has_a_wrong_answer_and_every_answer_a_real_exercise() -> None:
