@@ -117,9 +117,9 @@ def toc_pages() -> list[str]:
     return _files(_toc())
 
 
-def toc_parts() -> dict[str, list[str]]:
-    """Each part of `_toc.yml` (its caption) and the docnames of its pages, in reading order."""
-    return {part["caption"]: _files(part) for part in _toc()["parts"]}
+def toc_parts() -> list[list[str]]:
+    """The docnames of each part of `_toc.yml`, in reading order."""
+    return [_files(part) for part in _toc()["parts"]]
 
 
 def edition_pages() -> list[str]:

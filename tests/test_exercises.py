@@ -48,6 +48,7 @@ from mlx_autodiff.exercises import (
 from mlx_autodiff.workbook.checks import check_messages, messages
 from mlx_autodiff.workbook.checks import key as message_key
 from mlx_autodiff.workbook.convention import FORK_KEY
+from mlx_autodiff.workbook.fork import names_to_define
 from mlx_autodiff.workbook.grade import Execution, Report, grade
 from mlx_autodiff.workbook.names import bound_names, free_names
 
@@ -486,19 +487,22 @@ def test_every_book_exercise_has_a_solution_and_a_check_and_forks_without_its_an
         assert source.cells[index].source in forked, "the fork lost a check"
 
 
-BLANK = "blank"
-"""The try of a blank answer in an answered fork: `<label>~blank`."""
+BLANK, BOOK = "blank", "book"
+"""Two tries of every exercise in an answered fork: a blank answer (`<label>~blank`) and the
+chapter's own solution (`<label>~book`)."""
 
 
 def answered_fork(chapter: str) -> nbformat.NotebookNode:
     """The chapter's fork with its stubs, and after each exercise's checks one more try per answer.
 
-    A blank answer (`pass`, labelled `<label>~blank`) and each answer in WRONG and RIGHT
-    (`<label>~wrong-<n>`, `~right-<n>`) become a solution cell, after the exercise's set-up cells
-    again and followed by copies of its check cells, so one fresh kernel grades the stubs and
-    every answer.
+    A blank answer (`pass`, labelled `<label>~blank`), each answer in WRONG and RIGHT
+    (`<label>~wrong-<n>`, `~right-<n>`) and last the chapter's own solution (`<label>~book`) each
+    become a solution cell, after the exercise's set-up cells again and followed by copies of its
+    check cells, so one fresh kernel grades the stubs and every answer.
     """
     nb = forked_notebook(resolve(chapter, ROOT))
+    source = resolve(chapter, ROOT).read()
+    book_solution = {ex.label: ex.solution_cells for ex in exercises(source, chapter)}
     cells = []
     for index, cell in enumerate(nb.cells):
         cells.append(cell)
@@ -507,14 +511,16 @@ def answered_fork(chapter: str) -> nbformat.NotebookNode:
         if label is None or "check" not in cell.metadata.get("tags", []) or following == label:
             continue
         checks = [c for c in nb.cells if c.metadata.get("exercise") == label and "check" in c.metadata.tags]
+        solution = "\n".join(source.cells[i].source for i in book_solution[label])
         tries = [(BLANK, "pass")] + [(f"{kind}-{number}", answer.source)
                                      for kind, table in (("wrong", WRONG), ("right", RIGHT))
                                      for number, answer in enumerate(table.get(label, []))]
-        for name, source in tries:
+        tries.append((BOOK, solution))
+        for name, code in tries:
             tried = f"{label}~{name}"
             cells += [nbformat.v4.new_code_cell(c.source) for c in set_up_cells(nb, label)]
-            solution = {"tags": ["solution"], "exercise": tried}
-            cells.append(nbformat.v4.new_code_cell(source, metadata=solution))
+            tagged = {"tags": ["solution"], "exercise": tried}
+            cells.append(nbformat.v4.new_code_cell(code, metadata=tagged))
             cells += [
                 nbformat.v4.new_code_cell(c.source, metadata={"tags": ["check"], "exercise": tried})
                 for c in checks
@@ -534,9 +540,13 @@ def set_up_cells(nb: nbformat.NotebookNode, label: str) -> list[nbformat.Noteboo
     return [c for c in nb.cells[start:stub] if c.cell_type == "code"]
 
 
+GIVEN = set(dir(builtins)) | {"get_ipython", "display", "In", "Out"}
+"""The names every cell has: Python's builtins and what IPython adds."""
+
+
 def _defined_before(nb: nbformat.NotebookNode, index: int) -> set[str]:
     """Names a reader's copy has before cell `index`: what the cells above bind (stubs bind nothing)."""
-    names = set(dir(builtins)) | {"get_ipython", "display", "In", "Out"}  # what IPython gives every cell
+    names = set(GIVEN)
     for cell in nb.cells[:index]:
         if cell.cell_type == "code" and "solution" not in cell.metadata.get("tags", []):
             names |= set(bound_names(cell.source))
@@ -569,6 +579,30 @@ def test_every_name_a_solution_or_check_reads_exists_and_the_stub_names_what_the
     forked = forked_notebook(resolve(chapter, ROOT))
     named = re.findall(r"`(\w+)`", forked.cells[stub_index(forked, exercise.label)].source.splitlines()[1])
     assert named and all(name in read for name in named), f"the stub names {named}; the check reads {read}"
+
+
+@pytest.mark.parametrize("chapter", sorted({ex.chapter for ex in book_exercises(ROOT)}))
+def test_on_the_page_run_all_above_binds_every_name_the_cells_and_solutions_read(chapter: str) -> None:
+    """A page's "Run all above" runs the chapter's cells but no exercise's, and "Run check" removes the
+    names the answer must define before it runs the answer (_static/live-grading.js): so a cell
+    outside the exercises reads only names that such cells above it bind, and so does each
+    solution, which reads none of the names it must define before binding them."""
+    source = resolve(chapter, ROOT).read()
+    found = exercises(source, chapter)
+    solution_of = {index: ex for ex in found for index in ex.solution_cells}
+    checks = {index for ex in found for index in ex.check_cells}
+    names = set(GIVEN)
+    for index, cell in enumerate(source.cells):
+        if cell.cell_type != "code" or index in checks:
+            continue
+        if index in solution_of:
+            defines = names_to_define(source, solution_of[index])
+            missing = [name for name in free_names(cell.source) if name not in names - set(defines)]
+            assert not missing, f"{solution_of[index].label}'s solution reads {missing} first"
+        else:
+            missing = [name for name in free_names(cell.source) if name not in names]
+            assert not missing, f"cell {index} reads {missing}, which only an exercise's cells bind"
+            names |= set(bound_names(cell.source))
 
 
 def test_stubs_name_no_loop_variable_of_the_solution() -> None:
@@ -626,15 +660,22 @@ def book_runs(book_build) -> BookRuns:  # noqa: F811 (the fixture)
 def test_every_book_exercise_passes_with_its_solution_and_fails_as_a_stub_or_blank(
     chapter: str | None, exercise: object, book_runs: BookRuns
 ) -> None:
-    """The stub, and a blank answer (`pass`) in its place after the chapter's cells above, fail:
-    what tests/test_live.py also asks of the page's grader, on some pages only."""
+    """The chapter's own solution passes, graded from the book build's run and again in the fork,
+    after the stub and the other tries; the stub fails, and so does a blank answer (`pass`), tried
+    after the exercise's checks with its set-up cells run again: the check misses a name the answer
+    must define (tests/test_live.py asks the same of the page's grader, on some pages)."""
     if isinstance(exercise, Exception):
         raise exercise
     solved = verdicts(book_runs.report(chapter, "solutions"))
     assert solved[exercise.label] == (True, ""), f"the chapter's own solution fails: {solved[exercise.label]}"
     forked = verdicts(book_runs.report(chapter, "fork"))
     assert forked[exercise.label] == (False, "not done yet")
-    assert not forked[f"{exercise.label}~{BLANK}"][0], "a blank answer passes the check"
+    assert forked[f"{exercise.label}~{BOOK}"] == (True, ""), forked[f"{exercise.label}~{BOOK}"]
+    passed, reason = forked[f"{exercise.label}~{BLANK}"]
+    source = resolve(chapter, ROOT).read()
+    names = names_to_define(source, exercise)
+    assert not passed and any(re.search(rf"[`']{name}[`']", reason) for name in names), (
+        f"a blank answer fails for another reason than a missing {names}: {reason}")
 
 
 def test_every_book_exercise_has_a_wrong_answer_and_every_answer_a_real_exercise() -> None:

@@ -598,42 +598,55 @@ def test_an_exercise_is_checked_on_the_page(live, open_page) -> None:
     assert not opened.errors, opened.errors
 
 
-def exercise_pages() -> list[str]:
-    """Every built English page with a graded exercise (its live-cells JSON lists one)."""
-    found = []
-    for page in sorted((HTML / "book").glob("*.html")):
-        data = re.search(r'<script type="application/json" id="live-cells">(.*?)</script>',
-                         page.read_text("utf8"))
-        if data and json.loads(data[1])["exercises"]:
-            found.append(f"book/{page.name}")
-    return found
+LIVE_DATA = re.compile(r'<script type="application/json" id="live-cells">(.*?)</script>', re.S)
 
 
-def graded_live_pages() -> list[str]:
-    """The exercise pages whose every exercise the browser grades (the next test): the first and
-    the last of each part of the book (_toc.yml)."""
-    with_exercises = exercise_pages()
-    chosen = []
-    for pages in toc_parts().values():
-        found = [f"{page}.html" for page in pages if f"{page}.html" in with_exercises]
-        chosen += list(dict.fromkeys(found[:1] + found[-1:]))
-    return chosen
+def page_live_data(page: Path) -> dict | None:
+    """The live-cells JSON of a built page (tools/live_cells.py), or None if it has none."""
+    found = LIVE_DATA.search(page.read_text("utf8"))
+    return json.loads(found[1]) if found else None
 
 
 def live_data(edition: str, path: str) -> dict:
-    """The live-cells JSON of a built page."""
-    page = (SITE / edition / path).read_text("utf8")
-    return json.loads(re.search(r'<script type="application/json" id="live-cells">(.*?)</script>', page)[1])
+    """The live-cells JSON of a built page of `edition`, `path` as "book/04-step-0.html"."""
+    data = page_live_data(SITE / edition / path)
+    assert data is not None, f"{edition}/{path} has no live-cells data"
+    return data
+
+
+def exercise_pages() -> list[str]:
+    """Every built English page with a graded exercise (its live-cells JSON lists one)."""
+    return [f"book/{page.name}" for page in sorted((HTML / "book").glob("*.html"))
+            if (page_live_data(page) or {}).get("exercises")]
+
+
+def graded_live_pages() -> list[str]:
+    """The exercise pages whose every exercise `test_only_the_readers_code_can_pass_an_exercise` grades
+    in the browser: in each part of the book (_toc.yml), its first and its last, and the one with
+    the most cells the book shows raising ("Run all above" goes on past those, and only those)."""
+    with_exercises = exercise_pages()
+    chosen = []
+    for pages in toc_parts():
+        found = [f"{page}.html" for page in pages if f"{page}.html" in with_exercises]
+        if not found:
+            continue
+        raising = max(found, key=lambda path: sum(
+            "raises-exception" in cell["tags"] for cell in live_data("en", path)["cells"]))
+        chosen += [path for path in found if path in (found[0], found[-1], raising) and path not in chosen]
+    return chosen
 
 
 def test_every_pages_live_data_is_its_chapters() -> None:
-    """What the page's grader works from, for every exercise page (the next tests grade some pages in
-    the browser): the live data lists every code cell of the chapter, in order, with its tags and
-    exercise; the source of each cell the page hides, and never a solution's; each graded exercise
-    with its fork's stub and, to remove before an answer runs, the names that stub says the answer
-    must define."""
-    from mlx_autodiff.exercises import exercises, forked_notebook, resolve
+    """What the page's grader works from, for every chapter with a graded exercise (the browser
+    grades some pages: `test_only_the_readers_code_can_pass_an_exercise`): the page's live data
+    lists every code cell of the chapter, in order, with its tags and exercise; the source of each
+    cell the page hides, and never a solution's; each graded exercise with its fork's stub and, to
+    remove before an answer runs, the names that stub says the answer must define."""
+    from mlx_autodiff.exercises import book_exercises, exercises, forked_notebook, resolve
 
+    graded = sorted({f"book/{resolve(ex.chapter, ROOT).path.stem}.html"
+                     for ex in book_exercises(ROOT) if ex.check_cells})
+    assert exercise_pages() == graded, "a page's live data lists other exercises than its chapter has"
     for path in exercise_pages():
         data, chapter = live_data("en", path), resolve(Path(path).stem, ROOT)
         notebook = chapter.read()
@@ -651,17 +664,21 @@ def test_every_pages_live_data_is_its_chapters() -> None:
                 assert "source" not in entry, f"{where}: a solution's code is in the page's data"
             elif hidden:
                 assert entry.get("source") == cell.source, f"{where}: a hidden cell is not the chapter's"
-        stubs = {cell.metadata["exercise"]: cell.source for cell in forked_notebook(chapter).cells
-                 if "solution" in cell.metadata.get("tags", [])}
+        stubs = {}
+        for cell in forked_notebook(chapter).cells:
+            if "solution" in cell.metadata.get("tags", []):
+                stubs.setdefault(cell.metadata["exercise"], cell.source)  # the first, as the page's
         assert [e["label"] for e in data["exercises"]] == [ex.label for ex in found if ex.check_cells], path
         for exercise in data["exercises"]:
             assert exercise["stub"] == stubs[exercise["label"]], f"{path}: {exercise['label']}'s stub"
             named = re.findall(r"`(\w+)`", exercise["stub"].splitlines()[1])
-            assert named and sorted(exercise["defines"]) == sorted(named), (exercise["label"], named)
+            assert named and exercise["defines"] == named, (
+                f"{path}: {exercise['label']} removes {exercise['defines']}, its stub names {named}")
 
 
 def test_a_chinese_page_grades_as_its_english_page_does() -> None:
-    """What the Chinese pages' graders run is the English pages' (which the next test grades in full):
+    """What the Chinese pages' graders run is the English pages' (checked above, and graded on some
+    pages by the next test):
     the same cells, checks and exercises; only a stub's words differ, and each stub still fails."""
     for path in exercise_pages():
         english, chinese = live_data("en", path), live_data("zh_CN", path)
@@ -676,17 +693,19 @@ def test_a_chinese_page_grades_as_its_english_page_does() -> None:
 @browser_test
 @pytest.mark.parametrize("edition", ["en", "zh_CN"])
 def test_only_the_readers_code_can_pass_an_exercise(live, open_page, edition: str) -> None:
-    """Every exercise of the first and the last exercise page of each part (`graded_live_pages`;
-    in Chinese the first chapter's, the test above shows the others grade as in English): after
+    """Every exercise of the pages `graded_live_pages` picks (in Chinese the first chapter's; the
+    tests above show the others grade as in English): after
     "Run all above", its stub, a blank answer (`pass`) and another cell's code fail; the book's
     solution (copied from the page) passes. The book's solution cells never run in the reader's
     kernel: not by "Run all above", a check, or as cells.
 
-    The other pages' exercises are graded by the same code (_static/live-grading.js) on the same
-    kind of data, which `test_every_pages_live_data_is_its_chapters` checks for every page; what
-    differs from page to page is the chapter's cells and checks, and tests/test_exercises.py runs
-    each exercise's stub, a blank answer, the wrong answers and the book's solution against those
-    in a fresh kernel. (All 13 pages took 118 s here, these four 42 s, on one 2-core machine.)"""
+    The other pages' exercises are graded by the same code (_static/live-grading.js) from the same
+    kind of data, which `test_every_pages_live_data_is_its_chapters` checks for every page. What
+    differs from page to page is the chapter's cells and checks: tests/test_exercises.py shows that
+    "Run all above" binds every name the cells and solutions read
+    (`test_on_the_page_run_all_above_binds_every_name_the_cells_and_solutions_read`), and grades
+    each exercise's stub, a blank answer, the wrong answers and the book's solution in a fresh
+    kernel."""
     pages = graded_live_pages()
     assert len(pages) >= 4, pages
     pages = pages if edition == "en" else pages[:1]

@@ -44,9 +44,9 @@ from sphinx.config import Config
 from sphinx.util import logging
 
 from mlx_autodiff.workbook.chapters import Chapter
-from mlx_autodiff.workbook.convention import CHECK, LABEL_KEY, SOLUTION, Exercise, exercises
-from mlx_autodiff.workbook.fork import forked_notebook
-from mlx_autodiff.workbook.names import bound_names, free_names
+from mlx_autodiff.workbook.convention import CHECK, LABEL_KEY, SOLUTION, exercises
+from mlx_autodiff.workbook.fork import forked_notebook, names_to_define
+from mlx_autodiff.workbook.names import bound_names
 
 logger = logging.getLogger(__name__)
 SPHINX_THEBE = "sphinx_thebe"
@@ -84,13 +84,6 @@ def exercise_stubs(app: Sphinx, docname: str) -> dict[str, str]:
     return stubs
 
 
-def answer_names(notebook: nbformat.NotebookNode, exercise: Exercise) -> list[str]:
-    """The top-level names the exercise's solution binds that its checks read (all it binds if none)."""
-    bound = [name for index in exercise.solution_cells for name in bound_names(notebook.cells[index].source)]
-    read = {name for index in exercise.check_cells for name in free_names(notebook.cells[index].source)}
-    return list(dict.fromkeys(name for name in bound if name in read)) or list(dict.fromkeys(bound))
-
-
 def page_data(app: Sphinx, docname: str, notebook: nbformat.NotebookNode,
               rendered: dict[int, bool]) -> dict[str, Any]:
     """The JSON live.js reads: see the module docstring. `rendered`: {cell index: source shown}."""
@@ -114,7 +107,7 @@ def page_data(app: Sphinx, docname: str, notebook: nbformat.NotebookNode,
         "path": f"{docname}.ipynb",
         "cells": cells,
         "exercises": [{"label": ex.label, "title": ex.title, "stub": stubs[ex.label],
-                       "defines": answer_names(notebook, ex)}
+                       "defines": names_to_define(notebook, ex)}
                       for ex in graded if ex.label in stubs],
     }
 

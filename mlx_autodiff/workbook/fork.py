@@ -216,7 +216,7 @@ def _stub(
 ) -> nbformat.NotebookNode:
     """A cell that says what to define and raises NotImplementedError until the reader replaces it."""
     said = _words(language)
-    names = _names_to_define(cell.source, [nb.cells[i].source for i in exercise.check_cells])
+    names = names_to_define(nb, exercise)
     listed = ", ".join(f"`{name}`" for name in names)
     what = say(said["define"], names=listed) if names else said["define_any"]
     title = say(said["title"], title=exercise.title) if exercise.title else ""
@@ -230,10 +230,12 @@ def _stub(
     return nbformat.v4.new_code_cell(source, metadata=metadata)
 
 
-def _names_to_define(solution: str, checks: list[str]) -> list[str]:
-    """Top-level names the solution binds that the checks read (all it binds if none is read)."""
-    bound = bound_names(solution)
-    read = {name for check in checks for name in free_names(check)}
+def names_to_define(nb: nbformat.NotebookNode, exercise: Exercise) -> list[str]:
+    """Top-level names the exercise's solution binds that its checks read (all it binds if none is
+    read): what a stub asks for, and what a page's "Run check" removes before the answer runs."""
+    solutions = [nb.cells[i].source for i in exercise.solution_cells]
+    bound = list(dict.fromkeys(name for source in solutions for name in bound_names(source)))
+    read = {name for i in exercise.check_cells for name in free_names(nb.cells[i].source)}
     return [name for name in bound if name in read] or bound
 
 
