@@ -646,8 +646,9 @@ def test_every_pages_live_data_is_its_chapters() -> None:
 
     graded = sorted({f"book/{resolve(ex.chapter, ROOT).path.stem}.html"
                      for ex in book_exercises(ROOT) if ex.check_cells})
-    assert exercise_pages() == graded, "a page's live data lists other exercises than its chapter has"
-    for path in exercise_pages():
+    pages = exercise_pages()
+    assert pages == graded, "a page's live data lists other exercises than its chapter has"
+    for path in pages:
         data, chapter = live_data("en", path), resolve(Path(path).stem, ROOT)
         notebook = chapter.read()
         found = exercises(notebook, chapter.name)
@@ -678,8 +679,8 @@ def test_every_pages_live_data_is_its_chapters() -> None:
 
 def test_a_chinese_page_grades_as_its_english_page_does() -> None:
     """What the Chinese pages' graders run is the English pages' (checked above, and graded on some
-    pages by the next test):
-    the same cells, checks and exercises; only a stub's words differ, and each stub still fails."""
+    pages by the next test): the same cells, checks and exercises; only a stub's words differ, and
+    each stub still fails."""
     for path in exercise_pages():
         english, chinese = live_data("en", path), live_data("zh_CN", path)
         assert chinese["cells"] == english["cells"], f"{path}: the Chinese page's cells differ"
@@ -694,10 +695,10 @@ def test_a_chinese_page_grades_as_its_english_page_does() -> None:
 @pytest.mark.parametrize("edition", ["en", "zh_CN"])
 def test_only_the_readers_code_can_pass_an_exercise(live, open_page, edition: str) -> None:
     """Every exercise of the pages `graded_live_pages` picks (in Chinese the first chapter's; the
-    tests above show the others grade as in English): after
-    "Run all above", its stub, a blank answer (`pass`) and another cell's code fail; the book's
-    solution (copied from the page) passes. The book's solution cells never run in the reader's
-    kernel: not by "Run all above", a check, or as cells.
+    tests above show the others grade as in English): after "Run all above", its stub, a blank
+    answer (`pass`) and another cell's code fail; the book's solution (copied from the page)
+    passes. The book's solution cells never run in the reader's kernel: not by "Run all above", a
+    check, or as cells.
 
     The other pages' exercises are graded by the same code (_static/live-grading.js) from the same
     kind of data, which `test_every_pages_live_data_is_its_chapters` checks for every page. What
