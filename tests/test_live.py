@@ -1324,8 +1324,13 @@ def test_make_lab_opens_a_chapter_as_a_rendered_notebook_that_runs(browser) -> N
             # and may replace the cell's node meanwhile: the locator finds it afresh on each try
             exercise.scroll_into_view_if_needed()
             expect(exercise.locator(".myst-exercise-title").first).to_be_visible(timeout=30_000)
-            text = exercise.inner_text()
-            assert "Exercise" in text and "Find what a one-step smoke test" in text
+            # The rendered Markdown's textContent, not the cell's innerText, which depends on layout: on a
+            # loaded machine it read '' after the title had shown (a windowed notebook lays cells out lazily).
+            # The cell's hidden editor still holds the MyST source, so only the rendering is read
+            rendered = exercise.locator(".jp-Cell-inputArea > .myst").first  # jupyterlab-myst's rendering
+            expect(rendered).to_contain_text("Exercise", timeout=30_000)
+            text = rendered.text_content() or ""
+            assert "Find what a one-step smoke test" in text
             assert ":label:" not in text and "{exercise}" not in text, "the exercise shows as MyST source"
             SCREENSHOTS.mkdir(parents=True, exist_ok=True)
             page.screenshot(path=str(SCREENSHOTS / "lab-exercise.png"))
