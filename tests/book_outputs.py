@@ -173,6 +173,11 @@ def executed_again(book_build) -> Callable[[str], nbformat.NotebookNode]:  # noq
     return lambda chapter: run(docname(chapter))
 
 
+def stepper_data_texts(page: str) -> list[str]:
+    """The JSON text each stepper on a page (a built page, or a cell's HTML output) carries, in order."""
+    return re.findall(r'class="stepper-data">(.*?)</script>', page, re.S)
+
+
 def plain_value(data: dict[str, Any]) -> Any:
     """A glued value: its `text/plain` repr as a Python literal when it is one, else the text.
 

@@ -79,6 +79,14 @@ DARK_JS = ("() => { document.documentElement.dataset.theme = 'dark';"
            " document.documentElement.dataset.mode = 'dark'; }")
 """What the theme's own switch sets for the dark theme: the mode chosen and the theme shown."""
 
+
+def show_dark(page) -> None:
+    """Switch the page to the dark theme as the theme's own switch does, and wait for the fades that
+    starts (Bootstrap's 0.15 s colour transitions on `.btn`) to end: a check of colours then reads the
+    dark page, not a button half-way there."""
+    page.evaluate(DARK_JS)
+    page.wait_for_function("() => document.getAnimations().every(a => a.playState !== 'running')")
+
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 BLOCKING = ("serious", "critical")
 RUN_AXE_JS = """async (within) => {

@@ -26,7 +26,7 @@ import json
 
 import pytest
 from book_outputs import EDITIONS, ROOT, book_build, toc_pages  # noqa: F401 (book_build is a fixture)
-from browser_pages import DARK_JS, NARROW, PAGE_VISIT_IDS, PAGE_VISITS, WIDE, axe_version, violations
+from browser_pages import NARROW, PAGE_VISIT_IDS, PAGE_VISITS, WIDE, axe_version, show_dark, violations
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.usefixtures("book_build")]
 
@@ -70,16 +70,14 @@ def test_a_stepper_played_to_its_end_has_no_serious_violation(visit, docname: st
     # page at 1280 px: its layout in English, its words at 390 px and in the dark check here)
     found = violations(opened.page, "div.stepper")
     assert not found, f"{language}/{docname} at {width} px, light:\n{report(found)}"
-    opened.page.evaluate(DARK_JS)
-    # the theme's buttons fade to their dark colours (Bootstrap's 0.15 s transitions): read them after
-    opened.page.wait_for_function("() => document.getAnimations().every(a => a.playState !== 'running')")
+    show_dark(opened.page)
     found = violations(opened.page)
     assert not found, f"{language}/{docname} at {width} px, dark:\n{report(found)}"
 
 
 def test_a_stepper_asking_a_prediction_has_no_serious_violation(visit) -> None:
     opened = visit("book/05-step-1.html", NARROW)
-    opened.page.evaluate(DARK_JS)
+    show_dark(opened.page)
     stepper = opened.page.locator("div.stepper")
     stepper.locator(".stepper-predict input").check()
     for _ in range(6):

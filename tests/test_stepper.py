@@ -20,7 +20,7 @@ from pathlib import Path
 
 import mlx.core as mx
 import pytest
-from book_outputs import book_build, executed_again  # noqa: F401 (fixtures)
+from book_outputs import book_build, executed_again, stepper_data_texts  # noqa: F401 (fixtures)
 
 from mlx_autodiff import (
     AdamConfig,
@@ -413,7 +413,7 @@ def test_the_output_carries_each_editions_stepper_and_the_build_keeps_one() -> N
     assert f">{said['next']}</button>" in chinese
     assert "帧" in said["position"] and "步" not in said["position"], "not 第 1 步, the training step"
     assert "Next step" not in chinese and ">Next step</button>" in english
-    data = json.loads(chinese.split('class="stepper-data">')[1].split("</script>")[0])
+    data = json.loads(stepper_data_texts(chinese)[0])
     assert [frame["sentence"] for frame in data["frames"]] == [f.sentence for f in steps.frames_in("zh_CN")]
 
 
@@ -545,8 +545,7 @@ def stepper_outputs(notebook) -> list[str]:
     for cell in notebook.cells:
         for output in cell.get("outputs", []):
             page = "".join(output.get("data", {}).get("text/html", ""))
-            if 'class="stepper-data"' in page:
-                found.append(page.split('class="stepper-data">')[1].split("</script>")[0])
+            found += stepper_data_texts(page)[:1]  # the output holds each edition's (editions.pick): the first
     return found
 
 

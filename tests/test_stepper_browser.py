@@ -23,8 +23,8 @@ import time
 from dataclasses import asdict
 
 import pytest
-from book_outputs import EDITIONS, HTML, ROOT, book_build, glued, stream_text  # noqa: F401 (book_build is a fixture)
-from browser_pages import DARK_JS, HEIGHT, NARROW, OVERFLOW_JS, OVERFLOW_TOLERANCE_PX, SCREENSHOTS, WIDE
+from book_outputs import EDITIONS, HTML, ROOT, book_build, glued, stepper_data_texts, stream_text  # noqa: F401 (book_build is a fixture)
+from browser_pages import HEIGHT, NARROW, OVERFLOW_JS, OVERFLOW_TOLERANCE_PX, SCREENSHOTS, WIDE, show_dark
 
 from mlx_autodiff.node import node_name
 from mlx_autodiff.stepper import frames
@@ -126,8 +126,7 @@ def page_data(stepper) -> dict:
 
 def built_data(docname: str) -> dict:
     """The data of the English page's one stepper, from the built file (what `page_data` reads)."""
-    page = (HTML / f"{docname}.html").read_text(encoding="utf8")
-    found = re.findall(r'<script type="application/json" class="stepper-data">(.*?)</script>', page, re.S)
+    found = stepper_data_texts((HTML / f"{docname}.html").read_text(encoding="utf8"))
     assert len(found) == 1, f"{docname}: expected one stepper, found {len(found)}"
     return json.loads(found[0])
 
@@ -195,7 +194,7 @@ def test_every_stepper_slides_through_the_engines_frames(visit, docname: str, la
     middle = len(data["frames"]) // 2
     for theme in ("light", "dark"):
         if theme == "dark":
-            opened.page.evaluate(DARK_JS)
+            show_dark(opened.page)
         for indices in (range(middle + 1), range(middle + 1, len(data["frames"]))):
             for index, shown in zip(indices, stepper.evaluate(SLID_JS, list(indices)), strict=True):
                 check_state(shown["state"], data, index, language)
