@@ -545,7 +545,7 @@ def stepper_outputs(notebook) -> list[str]:
     for cell in notebook.cells:
         for output in cell.get("outputs", []):
             page = "".join(output.get("data", {}).get("text/html", ""))
-            found += stepper_data_texts(page)[:1]  # the output holds each edition's (editions.pick): the first
+            found += stepper_data_texts(page)[:1]  # it holds each edition's (editions.pick): the first
     return found
 
 
