@@ -1299,7 +1299,9 @@ def test_make_lab_opens_a_chapter_as_a_rendered_notebook_that_runs(browser) -> N
             notebook = "window.jupyterapp.shell.currentWidget"
             page.wait_for_function(f"() => {notebook}.sessionContext.session?.kernel?.status === 'idle'",
                                    timeout=READY_S * 1000)
-            page.evaluate("window.jupyterapp.commands.execute('notebook:run-all-cells')")
+            # started, not awaited: the command's promise can be garbage-collected unsettled in a loaded
+            # run (Playwright then raises); the wait below reads every code cell's execution count instead
+            page.evaluate("() => { window.jupyterapp.commands.execute('notebook:run-all-cells'); }")
             page.wait_for_timeout(500)
             page.wait_for_function(f"""() => {{
               const model = {notebook}.content.model;
