@@ -14,11 +14,13 @@ export LANGS
 .PHONY: setup venv test test-fast book build-book serve live serve-kernel lab bench bench-book bench-tests measure-setup exercise lint catalogs clean
 
 # tools/mac_wheels.py works around a pip bug with pip's internals: keep pip to the series it was written for.
-# --no-compile: Python compiles each module the first time it is imported, so pip need not compile all
-# of Jupyter's ahead (from pip's cache on 2 cores, 46 s became 36 s when measured for issue 21).
+# pip compiles what it installs: where PYTHONDONTWRITEBYTECODE is set (the machines this project is
+# tested on set it), no later process writes bytecode, and with --no-compile every kernel and worker
+# compiled Jupyter's modules again (measured for issue 21: 10 s off the set-up, about 100 s onto
+# `make test`).
 $(STAMP): requirements.txt pyproject.toml
 	$(PY) -m pip install --quiet --upgrade "pip>=26.0,<27"
-	$(PY) -m pip install --quiet --no-compile -r requirements.txt
+	$(PY) -m pip install --quiet -r requirements.txt
 	$(PY) -m pip install --quiet --no-deps -e .
 	touch $(STAMP)
 
@@ -43,10 +45,11 @@ setup: $(LIVE_ASSETS)
 # Every test, as CI runs it: the engine, the strict build of both editions, the browser, live cells.
 # TEST_WORKERS pytest-xdist processes (one per logical core unless told) share the tests;
 # tests/conftest.py puts those that share a fixture or a page in one worker (`--dist loadgroup`),
-# and the first worker's book build serves them all.
+# and the first worker's book build serves them all; they start in the order conftest's
+# `build_first_order` gives (`--no-loadscope-reorder` keeps it).
 TEST_WORKERS ?= logical
 test: setup
-	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder
 
 # While working: no book build, no browser, no chapter executed (tests/conftest.py marks every test
 # that needs one `slow`, from the fixtures it uses). `make test` before a merge.
