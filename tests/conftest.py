@@ -96,34 +96,13 @@ def worker_groups(items: list[pytest.Item]) -> dict[pytest.Item, str]:
 
 
 @pytest.hookimpl(tryfirst=True)  # before `-m` deselects: the marks must be there when it looks
-def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         marks = {mark for name in getattr(item, "fixturenames", ()) for mark in FIXTURE_MARKS.get(name, ())}
         for mark in sorted(marks):
             item.add_marker(mark)
-    groups = worker_groups(items)
-    for item, name in groups.items():
+    for item, name in worker_groups(items).items():
         item.add_marker(pytest.mark.xdist_group(name))
-    if getattr(config.option, "loadgroup", False):  # a `make test` worker: see `build_first_order`
-        items[:] = build_first_order(items, groups)
-
-
-def build_first_order(items: list[pytest.Item], groups: dict[pytest.Item, str]) -> list[pytest.Item]:
-    """The order `make test` hands out its work units in (the Makefile turns off pytest-xdist's own,
-    largest first): the largest unit that needs the book build, so one worker starts building at
-    once; then every unit that does not need it, largest first, which the other worker runs while
-    the build goes on (it would otherwise wait about a minute for it); then the other units that
-    need the build, largest first. A unit is a group of `worker_groups`, or one ungrouped test."""
-    units: dict[str, list[pytest.Item]] = {}
-    for item in items:
-        units.setdefault(groups.get(item, item.nodeid), []).append(item)
-
-    def needs_build(unit: list[pytest.Item]) -> bool:
-        return any("book_build" in getattr(item, "fixturenames", ()) for item in unit)
-
-    building = sorted((unit for unit in units.values() if needs_build(unit)), key=len, reverse=True)
-    other = sorted((unit for unit in units.values() if not needs_build(unit)), key=len, reverse=True)
-    return [item for unit in building[:1] + other + building[1:] for item in unit]
 
 
 @pytest.fixture(autouse=True)

@@ -97,30 +97,6 @@ def test_the_groups_reach_pytest_xdists_scheduler(request: pytest.FixtureRequest
 
 
 def test_make_test_runs_its_workers_by_group() -> None:
-    """Without `--dist loadgroup`, pytest-xdist ignores the groups above; without
-    `--no-loadscope-reorder`, it hands them out largest first instead of in `build_first_order`."""
+    """Without `--dist loadgroup`, pytest-xdist ignores the groups above."""
     recipe = re.search(r"^test: setup\n\t(.+)$", (TESTS.parent / "Makefile").read_text(), re.M)
     assert recipe and "--dist loadgroup" in recipe[1] and " -n " in recipe[1], recipe
-    assert " --no-loadscope-reorder" in recipe[1], recipe
-
-
-def test_a_make_test_worker_starts_the_build_then_what_needs_none(request: pytest.FixtureRequest) -> None:
-    """In a `make test` worker the tests come in `build_first_order`: one unit that needs the book
-    build, then every unit that needs none, then the rest; each unit's tests together."""
-    if getattr(request.config, "workerinput", None) is None or not request.config.getvalue("loadgroup"):
-        pytest.skip("only a pytest-xdist worker of `--dist loadgroup` (make test) orders its tests")
-    units: list[tuple[str, bool]] = []
-    for item in request.session.items:
-        unit = group_of(item) or item.nodeid
-        needs = "book_build" in item.fixturenames
-        if units and units[-1][0] == unit:
-            units[-1] = (unit, units[-1][1] or needs)
-        else:
-            units.append((unit, needs))
-    names = [unit for unit, _ in units]
-    assert len(names) == len(set(names)), "a unit's tests are not together"
-    needs = [need for _, need in units]
-    if not any(needs) or all(needs):
-        pytest.skip("this run has no tests that need the build, or only such tests")
-    first_rest = needs.index(True, 1) if True in needs[1:] else len(needs)
-    assert needs[0] and not any(needs[1:first_rest]) and all(needs[first_rest:]), needs
