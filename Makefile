@@ -45,11 +45,10 @@ setup: $(LIVE_ASSETS)
 # Every test, as CI runs it: the engine, the strict build of both editions, the browser, live cells.
 # TEST_WORKERS pytest-xdist processes (one per logical core unless told) share the tests;
 # tests/conftest.py puts those that share a fixture or a page in one worker (`--dist loadgroup`),
-# and the first worker's book build serves them all; they start in the order conftest's
-# `build_first_order` gives (`--no-loadscope-reorder` keeps it).
+# and the first worker's book build serves them all.
 TEST_WORKERS ?= logical
 test: setup
-	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup --no-loadscope-reorder
+	$(PY) -m pytest -n $(TEST_WORKERS) --dist loadgroup
 
 # While working: no book build, no browser, no chapter executed (tests/conftest.py marks every test
 # that needs one `slow`, from the fixtures it uses). `make test` before a merge.
