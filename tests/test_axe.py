@@ -4,7 +4,8 @@ axe-core comes from npm, pinned in package.json and package-lock.json (`make
 setup` runs `npm ci`), and is injected into each page after it loaded, at a
 desktop and at a phone's width (some findings, such as a table that scrolls
 sideways without a tab stop, exist only on a phone); a Chinese page at a
-phone's (`PAGE_VISITS` in tests/browser_pages.py says why). axe's default rules run
+phone's (`PAGE_VISITS` in tests/browser_pages.py says why), the English one at a phone's
+leaving colour contrast to the Chinese one (`colours_read_elsewhere`). axe's default rules run
 (axe 4.14 leaves 15 of its 105 off unless asked: its experimental rules, the
 AAA contrast and target-size among them); a "serious" or "critical" violation
 fails the test with what axe says about it.
@@ -26,7 +27,17 @@ import json
 
 import pytest
 from book_outputs import EDITIONS, ROOT, book_build, toc_pages  # noqa: F401 (book_build is a fixture)
-from browser_pages import NARROW, PAGE_VISIT_IDS, PAGE_VISITS, WIDE, axe_version, show_dark, violations
+from browser_pages import (
+    COLOUR_RULE,
+    NARROW,
+    PAGE_VISIT_IDS,
+    PAGE_VISITS,
+    WIDE,
+    axe_version,
+    colours_read_elsewhere,
+    show_dark,
+    violations,
+)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.usefixtures("book_build")]
 
@@ -120,3 +131,25 @@ def test_axe_within_a_selector_of_many_elements_reads_each(visit) -> None:
     found = [node["target"] for v in violations(opened.page, "div.question") if v["id"] == "button-name"
              for node in v["nodes"]]
     assert sorted(found) == ["#axe-probe-first", "#axe-probe-last"], found
+
+
+def test_every_width_a_page_is_opened_at_has_its_colours_read_by_one_visit() -> None:
+    widths = {width for _, width in PAGE_VISITS}
+    assert {width for language, width in PAGE_VISITS if not colours_read_elsewhere(language, width)} == widths
+
+
+def test_a_skipped_rule_finds_nothing_and_every_other_rule_still_runs(visit) -> None:
+    """What the English phone visit relies on: with colour contrast skipped, faint text is not found,
+    and a nameless button beside it still is; without the skip, both are."""
+    opened = visit("book/04-step-0.html", NARROW)
+    opened.page.evaluate("""() => {
+      const probes = Object.assign(document.createElement('div'), {id: 'axe-probes'});
+      const faint = Object.assign(document.createElement('p'), {id: 'axe-probe-faint', textContent: 'faint'});
+      faint.style.cssText = 'color: #eeeeee; background: #ffffff';
+      probes.append(faint, Object.assign(document.createElement('button'), {id: 'axe-probe-nameless'}));
+      document.querySelector('article').prepend(probes);
+    }""")
+    found = {v["id"] for v in violations(opened.page, "#axe-probes")}
+    assert found == {COLOUR_RULE, "button-name"}, found
+    found = {v["id"] for v in violations(opened.page, "#axe-probes", skipped=(COLOUR_RULE,))}
+    assert found == {"button-name"}, found
