@@ -55,6 +55,24 @@ edition: about 60 s of a 2-core run's browser time.)"""
 PAGE_VISIT_IDS = [f"{language}-{'desktop' if width == WIDE else 'phone'}" for language, width in PAGE_VISITS]
 COLOUR_RULE = "color-contrast"
 """axe's costliest rule (a third to a half of a chapter's axe time), and the one that reads colours."""
+COLOUR_RULES = (COLOUR_RULE, "link-in-text-block")
+"""axe's default rules whose findings a change of colours alone can change (a link told from its text
+by colour only); every other rule reads the document, names and what is shown."""
+SHOWN_BEFORE_JS = ("() => { window.testsShownBefore = new Map([...document.querySelectorAll('body *')]"
+                   ".map(el => [el, el.checkVisibility()])); }")
+"""Which elements of the page show now, kept in the page for `NEWLY_SHOWN_JS`."""
+NEWLY_SHOWN_JS = """() => {
+  let shown = 0;
+  for (const [el, before] of window.testsShownBefore) {
+    if (before || !el.checkVisibility()) continue;
+    (el.closest('svg')?.parentElement ?? el).setAttribute('data-tests-newly-shown', '');  // axe reads HTML
+    shown += 1;
+  }
+  return shown;
+}"""
+"""Marks the elements that show now and did not at `SHOWN_BEFORE_JS` (`NEWLY_SHOWN`): the only ones
+on which a change of theme can change the findings of any rule but the colour rules."""
+NEWLY_SHOWN = "[data-tests-newly-shown]"
 
 
 def colours_read_elsewhere(language: str, width: int) -> bool:
@@ -99,9 +117,10 @@ def show_dark(page) -> None:
 
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 BLOCKING = ("serious", "critical")
-RUN_AXE_JS = """async ([within, skipped]) => {
+RUN_AXE_JS = """async ([within, skipped, only]) => {
   const rules = Object.fromEntries(skipped.map(rule => [rule, {enabled: false}]));
-  const results = await axe.run(within || document, {resultTypes: ['violations'], rules});
+  const runOnly = only ? {runOnly: {type: 'rule', values: only}} : {};
+  const results = await axe.run(within || document, {resultTypes: ['violations'], rules, ...runOnly});
   return results.violations.map(v => ({
     id: v.id, impact: v.impact, help: v.help,
     nodes: v.nodes.slice(0, 3).map(n => ({target: n.target.join(' '), summary: n.failureSummary})),
@@ -134,14 +153,16 @@ def axe_version() -> str:
     return json.loads((AXE.parent / "package.json").read_text())["version"]
 
 
-def violations(page, within: str | None = None, skipped: tuple[str, ...] = ()) -> list[dict]:
+def violations(page, within: str | None = None, skipped: tuple[str, ...] = (),
+               only: tuple[str, ...] | None = None) -> list[dict]:
     """axe's serious and critical findings on the page as it is now: the whole page, or only the
     elements `within` (a CSS selector) matches, for a state that changed only them since a check of
     the whole page (axe's cost follows the elements it reads: about 1 to 3 s a chapter); every
-    default rule but the `skipped` ones."""
+    default rule but the `skipped` ones, or `only` those rules."""
     axe_version()
     page.add_script_tag(path=str(AXE))
-    return [v for v in page.evaluate(RUN_AXE_JS, [within, list(skipped)]) if v["impact"] in BLOCKING]
+    chosen = list(only) if only is not None else None
+    return [v for v in page.evaluate(RUN_AXE_JS, [within, list(skipped), chosen]) if v["impact"] in BLOCKING]
 
 
 def screenshot_name(docname: str, language: str = "en") -> str:

@@ -18,7 +18,10 @@ that raised, a stepper played to its end, and answered questions
 (tests/test_questions.py), each in the light theme the page checks read as
 loaded; a stepper asking for a prediction, in the dark theme, whose page the
 dark end-state check reads. That dark end-state check reads the whole
-page, since no page check covers the dark theme.
+page's colours, since no page check covers the dark theme (axe's colour rules,
+`COLOUR_RULES`), and every rule on the elements the dark theme shows and the
+light one did not (the theme switch's dark-theme icon); elsewhere the other rules' findings
+are the light theme's.
 """
 
 from __future__ import annotations
@@ -29,9 +32,13 @@ import pytest
 from book_outputs import EDITIONS, ROOT, book_build, toc_pages  # noqa: F401 (book_build is a fixture)
 from browser_pages import (
     COLOUR_RULE,
+    COLOUR_RULES,
     NARROW,
+    NEWLY_SHOWN,
+    NEWLY_SHOWN_JS,
     PAGE_VISIT_IDS,
     PAGE_VISITS,
+    SHOWN_BEFORE_JS,
     WIDE,
     axe_version,
     colours_read_elsewhere,
@@ -73,7 +80,8 @@ def test_the_explorer_showing_an_error_has_no_serious_violation(visit) -> None:
 @pytest.mark.parametrize("docname", ["book/04-step-0", "book/05-step-1"])
 def test_a_stepper_played_to_its_end_has_no_serious_violation(visit, docname: str, language: str,
                                                               width: int) -> None:
-    """In the light theme, then (one visit: the theme is CSS on the same page) in the dark."""
+    """In the light theme, then (one visit: the theme is CSS on the same page) in the dark: its colours,
+    and every rule on what only the dark theme shows."""
     opened = visit(f"{docname}.html", width, language)
     opened.page.locator(".stepper-player").focus()
     opened.page.keyboard.press("End")
@@ -81,8 +89,11 @@ def test_a_stepper_played_to_its_end_has_no_serious_violation(visit, docname: st
     # page at 1280 px: its layout in English, its words at 390 px and in the dark check here)
     found = violations(opened.page, "div.stepper")
     assert not found, f"{language}/{docname} at {width} px, light:\n{report(found)}"
+    opened.page.evaluate(SHOWN_BEFORE_JS)
     show_dark(opened.page)
-    found = violations(opened.page)
+    found = violations(opened.page, only=COLOUR_RULES)
+    if opened.page.evaluate(NEWLY_SHOWN_JS):
+        found += violations(opened.page, NEWLY_SHOWN)
     assert not found, f"{language}/{docname} at {width} px, dark:\n{report(found)}"
 
 
@@ -140,7 +151,8 @@ def test_every_width_a_page_is_opened_at_has_its_colours_read_by_one_visit() -> 
 
 def test_a_skipped_rule_finds_nothing_and_every_other_rule_still_runs(visit) -> None:
     """What the English phone visit relies on: with colour contrast skipped, faint text is not found,
-    and a nameless button beside it still is; without the skip, both are."""
+    and a nameless button beside it still is; without the skip, both are; with the colour rules only,
+    only the faint text is (what the dark end-state check relies on)."""
     opened = visit("book/04-step-0.html", NARROW)
     opened.page.evaluate("""() => {
       const probes = Object.assign(document.createElement('div'), {id: 'axe-probes'});
@@ -153,3 +165,24 @@ def test_a_skipped_rule_finds_nothing_and_every_other_rule_still_runs(visit) -> 
     assert found == {COLOUR_RULE, "button-name"}, found
     found = {v["id"] for v in violations(opened.page, "#axe-probes", skipped=(COLOUR_RULE,))}
     assert found == {"button-name"}, found
+    found = {v["id"] for v in violations(opened.page, "#axe-probes", only=COLOUR_RULES)}
+    assert found == {COLOUR_RULE}, found
+
+
+def test_what_only_the_dark_theme_shows_is_read_with_every_rule(visit) -> None:
+    """What the dark end-state check relies on: a nameless button the dark theme alone shows is marked
+    as newly shown, and found there; the stepper, shown in both, is not marked."""
+    opened = visit("book/04-step-0.html", WIDE)
+    opened.page.evaluate("""() => {
+      const button = Object.assign(document.createElement('button'), {id: 'axe-probe-dark'});
+      document.querySelector('article').prepend(button);
+    }""")
+    opened.page.add_style_tag(content="#axe-probe-dark { display: none; } "
+                                      "html[data-theme='dark'] #axe-probe-dark { display: inline-block; }")
+    opened.page.evaluate(SHOWN_BEFORE_JS)
+    show_dark(opened.page)
+    assert opened.page.evaluate(NEWLY_SHOWN_JS) >= 1
+    assert opened.page.locator("div.stepper" + NEWLY_SHOWN).count() == 0
+    found = [node["target"] for v in violations(opened.page, NEWLY_SHOWN) if v["id"] == "button-name"
+             for node in v["nodes"]]
+    assert found == ["#axe-probe-dark"], found
