@@ -53,33 +53,40 @@ at the width where words have the least room: names and language (axe), console 
 sideways overflow. The English pages check each width's layout. (One width fewer for the Chinese
 edition: about 60 s of a 2-core run's browser time.)"""
 PAGE_VISIT_IDS = [f"{language}-{'desktop' if width == WIDE else 'phone'}" for language, width in PAGE_VISITS]
-COLOUR_RULE = "color-contrast"
-"""axe's costliest rule (a third to a half of a chapter's axe time), and the one that reads colours."""
-COLOUR_RULES = (COLOUR_RULE, "link-in-text-block")
-"""axe's default rules whose findings a change of colours alone can change (a link told from its text
-by colour only); every other rule reads the document, names and what is shown."""
+CONTRAST_RULE = "color-contrast"
+"""axe's costliest rule (a third to a half of a chapter's axe time): text against its background."""
+THEME_RULES = (CONTRAST_RULE, "link-in-text-block", "scrollable-region-focusable")
+"""axe's default rules whose findings a change of theme can change on elements shown in both themes:
+colours (contrast, a link told from its text by colour only) and a box that starts to scroll (the
+theme pads outputs in the dark, and _static/scroll_focus.js gives tab stops on load and resize only).
+The other rules read attributes, names, structure and what shows, which the switch does not change
+but for the elements it shows (`NEWLY_SHOWN_JS`); this holds for the element itself, not for a rule
+judged on an ancestor (a button's name from an icon it shows only in one theme)."""
 SHOWN_BEFORE_JS = ("() => { window.testsShownBefore = new Map([...document.querySelectorAll('body *')]"
-                   ".map(el => [el, el.checkVisibility()])); }")
-"""Which elements of the page show now, kept in the page for `NEWLY_SHOWN_JS`."""
+                   ".map(el => [el, el.checkVisibility({visibilityProperty: true})])); }")
+"""Which elements of the page show now (`visibility: hidden` counts as hidden, as in axe), kept in the
+page for `NEWLY_SHOWN_JS`."""
 NEWLY_SHOWN_JS = """() => {
   let shown = 0;
   for (const [el, before] of window.testsShownBefore) {
-    if (before || !el.checkVisibility()) continue;
-    (el.closest('svg')?.parentElement ?? el).setAttribute('data-tests-newly-shown', '');  // axe reads HTML
+    if (before || !el.checkVisibility({visibilityProperty: true})) continue;
+    // a part of a picture is marked by the element holding the picture, so that axe reads it whole
+    (el.closest('svg')?.parentElement ?? el).setAttribute('data-tests-newly-shown', '');
     shown += 1;
   }
   return shown;
 }"""
-"""Marks the elements that show now and did not at `SHOWN_BEFORE_JS` (`NEWLY_SHOWN`): the only ones
-on which a change of theme can change the findings of any rule but the colour rules."""
+"""Marks the elements that show now and did not at `SHOWN_BEFORE_JS` (`NEWLY_SHOWN`), and counts them."""
 NEWLY_SHOWN = "[data-tests-newly-shown]"
 
 
 def colours_read_elsewhere(language: str, width: int) -> bool:
     """Whether a page visit leaves axe's colour contrast to the other visits of the page: the source
     language's at a phone's width does. Colours follow the width, not the language (the CSS is the
-    same for every edition), so the translation's phone visit reads the phone's colours and the
-    desktop visit the desktop's; the English phone visit still runs every other rule."""
+    same for every edition; its `:lang(zh)` rules set no colour), so the translation's phone visit
+    reads the phone's colours and the desktop visit the desktop's (where a line wraps, and so what it
+    is read against, may differ from edition to edition); the English phone visit still runs every
+    other rule."""
     return language == EDITIONS[0] and width == NARROW
 # The page's width against the viewport, and the outermost article elements sticking out of it
 # (ignoring those inside a box that scrolls or clips them, such as code blocks).
@@ -158,7 +165,9 @@ def violations(page, within: str | None = None, skipped: tuple[str, ...] = (),
     """axe's serious and critical findings on the page as it is now: the whole page, or only the
     elements `within` (a CSS selector) matches, for a state that changed only them since a check of
     the whole page (axe's cost follows the elements it reads: about 1 to 3 s a chapter); every
-    default rule but the `skipped` ones, or `only` those rules."""
+    default rule but the `skipped` ones, or `only` those rules (axe would ignore `skipped` beside them)."""
+    if only is not None and (skipped or not only):
+        raise ValueError(f"violations(): name some rules to run only ({only!r}), or rules to skip, not both")
     axe_version()
     page.add_script_tag(path=str(AXE))
     chosen = list(only) if only is not None else None
@@ -368,7 +377,8 @@ def measure(opened: Visit, docname: str, width: int, language: str) -> PageFacts
     suffix = "" if width == WIDE else "-narrow"
     opened.screenshot(screenshot_name(docname, language) + suffix)  # what a reader first sees
     overflow = opened.page.evaluate(OVERFLOW_JS, OVERFLOW_TOLERANCE_PX)
-    found = violations(opened.page, skipped=(COLOUR_RULE,) if colours_read_elsewhere(language, width) else ())
+    skipped = (CONTRAST_RULE,) if colours_read_elsewhere(language, width) else ()
+    found = violations(opened.page, skipped=skipped)
     hidden = opened.page.evaluate(HIDDEN_FIGURES_JS)
     status = opened.response.status if opened.response is not None else None
     return PageFacts(status, overflow, found, hidden, opened.console_errors(), list(opened.network))

@@ -13,15 +13,16 @@ The interactive pieces are checked again in the states a reader brings them
 to. Their scripts change nothing outside their own element, so axe reads that
 element alone where the page checks cover the rest of the page (its layout at
 that width in English, its words in each edition; a Chinese page's desktop-only
-sidebar is read whole in the dark end-state check): the explorer showing a run
+sidebar is read with every rule in the dark end-state check): the explorer showing a run
 that raised, a stepper played to its end, and answered questions
 (tests/test_questions.py), each in the light theme the page checks read as
 loaded; a stepper asking for a prediction, in the dark theme, whose page the
 dark end-state check reads. That dark end-state check reads the whole
-page's colours, since no page check covers the dark theme (axe's colour rules,
-`COLOUR_RULES`), and every rule on the elements the dark theme shows and the
-light one did not (the theme switch's dark-theme icon); elsewhere the other rules' findings
-are the light theme's.
+page with the rules a theme can change (`THEME_RULES`: colours, boxes that
+scroll), since no page check covers the dark theme, and every rule on the
+elements the dark theme shows and the light one did not (the theme switch's
+dark-theme icon); a Chinese page at 1280 px, which no page check opens, with
+every rule.
 """
 
 from __future__ import annotations
@@ -31,14 +32,14 @@ import json
 import pytest
 from book_outputs import EDITIONS, ROOT, book_build, toc_pages  # noqa: F401 (book_build is a fixture)
 from browser_pages import (
-    COLOUR_RULE,
-    COLOUR_RULES,
+    CONTRAST_RULE,
     NARROW,
     NEWLY_SHOWN,
     NEWLY_SHOWN_JS,
     PAGE_VISIT_IDS,
     PAGE_VISITS,
     SHOWN_BEFORE_JS,
+    THEME_RULES,
     WIDE,
     axe_version,
     colours_read_elsewhere,
@@ -80,8 +81,9 @@ def test_the_explorer_showing_an_error_has_no_serious_violation(visit) -> None:
 @pytest.mark.parametrize("docname", ["book/04-step-0", "book/05-step-1"])
 def test_a_stepper_played_to_its_end_has_no_serious_violation(visit, docname: str, language: str,
                                                               width: int) -> None:
-    """In the light theme, then (one visit: the theme is CSS on the same page) in the dark: its colours,
-    and every rule on what only the dark theme shows."""
+    """In the light theme, then (one visit: the theme is CSS on the same page) in the dark: the rules a
+    theme can change, and every rule on what only the dark theme shows; the whole of a page no page
+    check opens (a translation's at 1280 px) with every rule."""
     opened = visit(f"{docname}.html", width, language)
     opened.page.locator(".stepper-player").focus()
     opened.page.keyboard.press("End")
@@ -91,8 +93,11 @@ def test_a_stepper_played_to_its_end_has_no_serious_violation(visit, docname: st
     assert not found, f"{language}/{docname} at {width} px, light:\n{report(found)}"
     opened.page.evaluate(SHOWN_BEFORE_JS)
     show_dark(opened.page)
-    found = violations(opened.page, only=COLOUR_RULES)
-    if opened.page.evaluate(NEWLY_SHOWN_JS):
+    if (language, width) not in PAGE_VISITS:
+        found = violations(opened.page)
+    else:
+        found = violations(opened.page, only=THEME_RULES)
+        assert opened.page.evaluate(NEWLY_SHOWN_JS), "the theme switch's dark-theme icon did not show"
         found += violations(opened.page, NEWLY_SHOWN)
     assert not found, f"{language}/{docname} at {width} px, dark:\n{report(found)}"
 
@@ -162,11 +167,13 @@ def test_a_skipped_rule_finds_nothing_and_every_other_rule_still_runs(visit) -> 
       document.querySelector('article').prepend(probes);
     }""")
     found = {v["id"] for v in violations(opened.page, "#axe-probes")}
-    assert found == {COLOUR_RULE, "button-name"}, found
-    found = {v["id"] for v in violations(opened.page, "#axe-probes", skipped=(COLOUR_RULE,))}
+    assert found == {CONTRAST_RULE, "button-name"}, found
+    found = {v["id"] for v in violations(opened.page, "#axe-probes", skipped=(CONTRAST_RULE,))}
     assert found == {"button-name"}, found
-    found = {v["id"] for v in violations(opened.page, "#axe-probes", only=COLOUR_RULES)}
-    assert found == {COLOUR_RULE}, found
+    found = {v["id"] for v in violations(opened.page, "#axe-probes", only=THEME_RULES)}
+    assert found == {CONTRAST_RULE}, found
+    with pytest.raises(ValueError, match="not both"):
+        violations(opened.page, skipped=(CONTRAST_RULE,), only=THEME_RULES)
 
 
 def test_what_only_the_dark_theme_shows_is_read_with_every_rule(visit) -> None:
@@ -183,6 +190,7 @@ def test_what_only_the_dark_theme_shows_is_read_with_every_rule(visit) -> None:
     show_dark(opened.page)
     assert opened.page.evaluate(NEWLY_SHOWN_JS) >= 1
     assert opened.page.locator("div.stepper" + NEWLY_SHOWN).count() == 0
+    assert opened.page.locator(".theme-switch-button" + NEWLY_SHOWN).count() == 1
     found = [node["target"] for v in violations(opened.page, NEWLY_SHOWN) if v["id"] == "button-name"
              for node in v["nodes"]]
     assert found == ["#axe-probe-dark"], found
