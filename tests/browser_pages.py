@@ -174,6 +174,17 @@ def violations(page, within: str | None = None, skipped: tuple[str, ...] = (),
     return [v for v in page.evaluate(RUN_AXE_JS, [within, list(skipped), chosen]) if v["impact"] in BLOCKING]
 
 
+def dark_theme_violations(page) -> tuple[list[dict], int]:
+    """The page switched to the dark theme (`show_dark`) and read where the switch can change a
+    finding: `THEME_RULES` on the whole page, every rule on the elements that show only now (marked
+    `NEWLY_SHOWN`); the findings, and how many elements showed only now."""
+    page.evaluate(SHOWN_BEFORE_JS)
+    show_dark(page)
+    found = violations(page, only=THEME_RULES)
+    newly_shown = page.evaluate(NEWLY_SHOWN_JS)
+    return (found + violations(page, NEWLY_SHOWN) if newly_shown else found), newly_shown
+
+
 def screenshot_name(docname: str, language: str = "en") -> str:
     name = docname.removeprefix("book/").replace("/", "-")
     return name if language == "en" else f"{language}-{name}"

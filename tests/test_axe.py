@@ -35,14 +35,13 @@ from browser_pages import (
     CONTRAST_RULE,
     NARROW,
     NEWLY_SHOWN,
-    NEWLY_SHOWN_JS,
     PAGE_VISIT_IDS,
     PAGE_VISITS,
-    SHOWN_BEFORE_JS,
     THEME_RULES,
     WIDE,
     axe_version,
     colours_read_elsewhere,
+    dark_theme_violations,
     show_dark,
     violations,
 )
@@ -91,14 +90,12 @@ def test_a_stepper_played_to_its_end_has_no_serious_violation(visit, docname: st
     # page at 1280 px: its layout in English, its words at 390 px and in the dark check here)
     found = violations(opened.page, "div.stepper")
     assert not found, f"{language}/{docname} at {width} px, light:\n{report(found)}"
-    opened.page.evaluate(SHOWN_BEFORE_JS)
-    show_dark(opened.page)
     if (language, width) not in PAGE_VISITS:
+        show_dark(opened.page)
         found = violations(opened.page)
     else:
-        found = violations(opened.page, only=THEME_RULES)
-        assert opened.page.evaluate(NEWLY_SHOWN_JS), "the theme switch's dark-theme icon did not show"
-        found += violations(opened.page, NEWLY_SHOWN)
+        found, newly_shown = dark_theme_violations(opened.page)
+        assert newly_shown, "the theme switch's dark-theme icon did not show"
     assert not found, f"{language}/{docname} at {width} px, dark:\n{report(found)}"
 
 
@@ -177,8 +174,8 @@ def test_a_skipped_rule_finds_nothing_and_every_other_rule_still_runs(visit) -> 
 
 
 def test_what_only_the_dark_theme_shows_is_read_with_every_rule(visit) -> None:
-    """What the dark end-state check relies on: a nameless button the dark theme alone shows is marked
-    as newly shown, and found there; the stepper, shown in both, is not marked."""
+    """What the dark end-state check relies on (`dark_theme_violations`): a nameless button the dark
+    theme alone shows is marked as newly shown, and found; the stepper, shown in both, is not marked."""
     opened = visit("book/04-step-0.html", WIDE)
     opened.page.evaluate("""() => {
       const button = Object.assign(document.createElement('button'), {id: 'axe-probe-dark'});
@@ -186,11 +183,9 @@ def test_what_only_the_dark_theme_shows_is_read_with_every_rule(visit) -> None:
     }""")
     opened.page.add_style_tag(content="#axe-probe-dark { display: none; } "
                                       "html[data-theme='dark'] #axe-probe-dark { display: inline-block; }")
-    opened.page.evaluate(SHOWN_BEFORE_JS)
-    show_dark(opened.page)
-    assert opened.page.evaluate(NEWLY_SHOWN_JS) >= 1
+    found, newly_shown = dark_theme_violations(opened.page)
+    assert newly_shown >= 1
     assert opened.page.locator("div.stepper" + NEWLY_SHOWN).count() == 0
     assert opened.page.locator(".theme-switch-button" + NEWLY_SHOWN).count() == 1
-    found = [node["target"] for v in violations(opened.page, NEWLY_SHOWN) if v["id"] == "button-name"
-             for node in v["nodes"]]
+    found = [node["target"] for v in found if v["id"] == "button-name" for node in v["nodes"]]
     assert found == ["#axe-probe-dark"], found
