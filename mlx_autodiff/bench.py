@@ -59,17 +59,12 @@ def run(quick: bool = False, book: bool = False, tests: bool = False) -> tuple[l
     rows += training_rows(WORKLOADS[0], scale, loss_first=True)
     rows += memory_rows(100, 1_000 if quick else 10_000)
     rows += graph_rows(3 if quick else 10)
-    built_at = len(rows)
-    if not tests:  # else read after make test, whose build (and its stepper's timing) is the last one
-        rows += built_book_rows()  # before book_rows, which removes _build
-    if not quick:
-        rows += live_rows()
-    if book:
-        rows += book_rows()
-    if tests:
-        rows += test_rows()
-        rows[built_at:built_at] = built_book_rows()
-    return rows, machine()
+    built = [] if tests else built_book_rows()  # before book_rows, which removes _build
+    timed_builds = (book_rows() if book else []) + (test_rows() if tests else [])
+    if tests:  # make test's build (and its stepper's timing) is the last one
+        built = built_book_rows()
+    live = [] if quick else live_rows()  # after every build above: it serves the built book
+    return rows + built + live + timed_builds, machine()
 
 
 def main(argv: list[str] | None = None) -> int:
