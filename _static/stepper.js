@@ -31,9 +31,9 @@
  * where the pass stops); steps taken so far, stepper-taken; nodes a gradient reached, stepper-gradient
  * (it stays), this frame's arrivals, stepper-arrived; parameters left without one, stepper-missed.
  *
- * Keys: Left and Right arrows step the player with the focus, else the one most on screen (if any),
- * unless the focus is in a form field or on something that scrolls sideways; Home, End and Space
- * while the focus is in the player, on screen (below the sticky header) or just focused and on its way.
+ * Keys: Left and Right arrows, page-wide: _static/stepper-keys.js, to which each player is handed in
+ * window.tdsStepper.players. Home, End and Space while the focus is in the player (its picture, its
+ * frames' list), on screen (below the sticky header) or just focused and on its way.
  * The URL follows the frame (history.replaceState, a query parameter beside live mode's #live=...).
  * A click on a node's box or a stack entry goes to the frame that pops it. Live mode's new outputs
  * (`tds:output` events, detail.element) have their steppers started.
@@ -44,11 +44,13 @@
   "use strict";
 
   var MS_PER_FRAME = 1000; // at 1x
+  var SHOWN_MIN_PX = 40; // of a stepper's picture and player on screen: less is a border's sliver, not a control
   var FOCUS_SCROLL_MS = 1000; // the browser's smooth scroll to a newly focused element, at most
   var MARKS = ["stepper-current", "stepper-failed", "stepper-taken", "stepper-gradient", "stepper-arrived",
                "stepper-missed"];
   var words = null; // the page's words (start() reads them)
-  var players = []; // every started player, for the page-wide arrow keys
+  // every started player, for the page-wide arrow keys (_static/stepper-keys.js, loaded in either order)
+  var stepper = (window.tdsStepper = window.tdsStepper || { players: [] });
 
   function say(key, values) {
     return words[key].replace(/\{(\w+)\}/g, function (_, name) { return values[name]; });
@@ -89,8 +91,9 @@
     root.addEventListener("focusin", function (event) {
       focusedAt = event.target.matches(":focus-visible") ? performance.now() : -Infinity;
     });
+    function part() { return shown([picture, panel], list); }
     // on screen, or still being scrolled there after the focus came in: a player the keys may drive
-    function near() { return shown(root) > 0 || performance.now() - focusedAt < FOCUS_SCROLL_MS; }
+    function near() { return part() > 0 || performance.now() - focusedAt < FOCUS_SCROLL_MS; }
 
     function nameOf(id) { return data.nodes[id].name; }
 
@@ -314,7 +317,7 @@
       // a player scrolled off screen, the focus still in it, leaves Home and End to the page
       if (event.altKey || event.ctrlKey || event.metaKey || event.shiftKey || !near()) return;
       var moves = { Home: 0, End: last };
-      if (event.key in moves && !event.target.closest("input, select")) {
+      if (event.key in moves && !event.target.closest("input[type=range], select")) {
         event.preventDefault();
         go(moves[event.key]);
       } else if (event.key === " " && event.target === panel) {
@@ -322,11 +325,11 @@
         toggle();
       }
     }
-    // from the focusable picture too: Home and End go to the first and last frame, not scroll the page
-    [panel, picture].forEach(function (part) { part.addEventListener("keydown", onKey); });
+    // from the focusable picture and the frames' list too: Home and End go to the first and last frame
+    [panel, picture, list].forEach(function (box) { box.addEventListener("keydown", onKey); });
 
-    players.push({
-      root: root, near: near,
+    stepper.players.push({
+      root: root, near: near, part: part,
       key: function (direction) {
         if (!asking) { if (direction > 0) actions.next(); else go(current - 1); }
       },
@@ -343,45 +346,28 @@
     if (asked >= 1 && !location.hash) root.scrollIntoView({ block: "start" });
   }
 
-  // The share of a stepper's height (picture and player) on screen below the theme's sticky header, at
-  // the key (an IntersectionObserver's report lags a scroll)
-  function shown(root) {
-    var header = document.querySelector(".bd-header-article"), box = root.getBoundingClientRect();
-    var high = Math.min(box.bottom, window.innerHeight) -
-      Math.max(box.top, header ? header.getBoundingClientRect().bottom : 0, 0);
-    return box.right > 0 && box.left < window.innerWidth && high > 0 ? high / box.height : 0;
-  }
-
-  // Whether the focus is on something that scrolls sideways (a wide code block): the arrows are its own
-  function sideways(target) {
-    for (var el = target; el && el.nodeType === 1 && el !== document.body; el = el.parentElement)
-      if (el.scrollWidth > el.clientWidth && /auto|scroll/.test(getComputedStyle(el).overflowX)) return true;
-    return false;
-  }
-
-  function arrows(event) {
-    if (event.key !== "ArrowLeft" && event.key !== "ArrowRight") return;
-    if (event.altKey || event.ctrlKey || event.metaKey || event.shiftKey || event.defaultPrevented) return;
-    var target = event.target;
-    if (target.closest && target.closest("input, select, textarea, [contenteditable]")) return;
-    var focused = players.filter(function (p) { return p.root.contains(target) && p.near(); })[0];
-    if (!focused && sideways(target)) return;
-    var seen = players.map(function (p) { return { player: p, part: shown(p.root) }; })
-      .filter(function (s) { return s.part > 0; }).sort(function (a, b) { return b.part - a.part; });
-    var chosen = focused || (seen.length ? seen[0].player : null);
-    if (!chosen) return;
-    event.preventDefault();
-    chosen.key(event.key === "ArrowRight" ? 1 : -1);
+  // The share of the picture's and the player's height on screen below the theme's sticky header, at the
+  // key (an IntersectionObserver's report lags a scroll). Not the frames' list: closed, its one line
+  // would count a stepper whose graph and player are off screen as shown; and from 1200 px it is drawn
+  // over the sticky columns (_static/stepper.css), so what of them lies below its top is hidden.
+  function shown(parts, list) {
+    var header = document.querySelector(".bd-header-article");
+    var top = Math.max(header ? header.getBoundingClientRect().bottom : 0, 0), high = 0, total = 0;
+    var bottom = Math.min(window.innerHeight, list.getBoundingClientRect().top);
+    parts.forEach(function (part) {
+      var box = part.getBoundingClientRect();
+      total += box.height;
+      if (box.right > 0 && box.left < window.innerWidth)
+        high += Math.max(0, Math.min(box.bottom, bottom) - Math.max(box.top, top));
+    });
+    return high >= SHOWN_MIN_PX ? high / total : 0;
   }
 
   function hydrate(within) {
     var steppers = Array.prototype.slice.call(within.querySelectorAll("div.stepper:not([data-started])"));
     if (within.matches && within.matches("div.stepper:not([data-started])")) steppers.push(within);
     if (!steppers.length) return;
-    if (words === null) {
-      words = JSON.parse(document.getElementById("tds-words").textContent).stepper;
-      document.addEventListener("keydown", arrows);
-    }
+    if (words === null) words = JSON.parse(document.getElementById("tds-words").textContent).stepper;
     steppers.forEach(function (root) {
       root.dataset.started = "";
       player(root);

@@ -21,6 +21,7 @@ from pathlib import Path
 import mlx.core as mx
 import pytest
 from book_outputs import book_build, executed_again, stepper_data_texts  # noqa: F401 (fixtures)
+from colours import contrast
 
 from mlx_autodiff import (
     AdamConfig,
@@ -569,19 +570,6 @@ def test_a_pass_from_a_leaf_is_one_step_and_says_so() -> None:
 
 
 # ----- the marks' contrast -----------------------------------------------------------------------
-
-
-def luminance(colour: str) -> float:
-    """WCAG 2.1's relative luminance of `#rrggbb` (or `white`)."""
-    colour = "#ffffff" if colour == "white" else colour
-    channels = [int(colour[i:i + 2], 16) / 255 for i in (1, 3, 5)]
-    linear = [c / 12.92 if c <= 0.04045 else ((c + 0.055) / 1.055) ** 2.4 for c in channels]
-    return 0.2126 * linear[0] + 0.7152 * linear[1] + 0.0722 * linear[2]
-
-
-def contrast(a: str, b: str) -> float:
-    light, dark = sorted((luminance(a), luminance(b)), reverse=True)
-    return (light + 0.05) / (dark + 0.05)
 
 
 def test_the_players_marks_reach_3_to_1_on_every_box_and_the_failed_mark_stands_out_from_the_orange() -> None:

@@ -25,6 +25,7 @@ from dataclasses import asdict
 import pytest
 from book_outputs import EDITIONS, HTML, ROOT, book_build, glued, stepper_data_texts, stream_text  # noqa: F401 (book_build is a fixture)
 from browser_pages import HEIGHT, NARROW, OVERFLOW_JS, OVERFLOW_TOLERANCE_PX, SCREENSHOTS, WIDE, show_dark
+from colours import contrast
 
 from mlx_autodiff.node import node_name
 from mlx_autodiff.stepper import frames
@@ -380,6 +381,87 @@ def test_the_arrows_leave_a_wide_code_block_and_a_player_off_screen_alone(visit)
     page.keyboard.press("End")
     assert page.evaluate(SETTLED_SCROLL_JS) > 0, "End did not scroll the page"
     assert stepper.evaluate(FRAME_JS) == 3, "End drove a player scrolled off screen"
+    assert not opened.console_errors()
+
+
+def tab_to(page, selector: str, backwards: bool = False) -> None:
+    """Tab (or Shift+Tab) from where the focus is until it is on `selector`, as a keyboard user would."""
+    for _ in range(MAX_TABS):
+        if page.evaluate("(selector) => document.activeElement.matches(selector)", selector):
+            return
+        page.keyboard.press("Shift+Tab" if backwards else "Tab")
+    raise AssertionError(f"Tab never reaches {selector}")
+
+
+# Whether the element with the focus is what the page shows at its centre: not under anything drawn over it
+UNCOVERED_JS = """() => {
+  const box = document.activeElement.getBoundingClientRect();
+  const hit = document.elementFromPoint((box.left + box.right) / 2, (box.top + box.bottom) / 2);
+  return !!hit && (hit === document.activeElement || document.activeElement.contains(hit));
+}"""
+
+
+def test_home_end_and_the_arrows_from_the_predict_box_the_frames_list_and_the_code(visit) -> None:
+    """At 1280 px: Home and End from the Predict checkbox and from the frames' list go to the first and last
+    frame (they used to scroll the player's column, then the page); the list's summary, focused, is not
+    under the sticky picture and player; the arrows in the code that scrolls sideways scroll it."""
+    opened = visit("book/04-step-0.html", WIDE)
+    page, stepper = opened.page, steppers(opened.page)[0]
+    last = len(page_data(stepper)["frames"]) - 1
+    for part in (".stepper-predict input", "details.stepper-frames > summary"):
+        tab_to(page, part)
+        page.keyboard.press("End")
+        assert stepper.evaluate(FRAME_JS) == last, f"End from {part}"
+        page.keyboard.press("Home")
+        assert stepper.evaluate(FRAME_JS) == 0, f"Home from {part}"
+    page.wait_for_function(UNCOVERED_JS)  # after the browser's smooth scroll to it
+    tab_to(page, ".stepper-code-box", backwards=True)
+    code = stepper.locator(".stepper-code-box")
+    assert code.evaluate("(box) => box.scrollWidth > box.clientWidth"), "the code no longer scrolls sideways"
+    page.keyboard.press("ArrowRight")
+    assert stepper.evaluate(FRAME_JS) == 0, "the arrows in the code stepped the stepper"
+    page.wait_for_function("(box) => box.scrollLeft > 0", arg=code.element_handle(), timeout=3000)
+    assert not opened.console_errors()
+
+
+BOX_JS = "(selector) => document.querySelector(selector).getBoundingClientRect()"
+
+
+def test_a_stepper_with_only_its_closed_list_on_screen_leaves_the_arrows_alone(visit) -> None:
+    """At 390 px and 1280 px: the frames' list, closed, is one line below the player; with that line and a
+    sliver of the player's border alone on screen, the arrows drive nothing (the page's other keys are its
+    own); with the player's bottom part on screen they drive it."""
+    for width in (NARROW, WIDE):
+        opened = visit("book/04-step-0.html", width)
+        page, stepper = opened.page, steppers(opened.page)[0]
+        header = page.evaluate(f"{BOX_JS}.bottom", ".bd-header-article")
+        summary = stepper.locator("details.stepper-frames > summary")
+        place = "(line, y) => scrollBy({top: line.getBoundingClientRect().top - y, behavior: 'instant'})"
+        summary.evaluate(place, header + 10)
+        page.evaluate("() => document.activeElement.blur()")
+        page.keyboard.press("ArrowRight")
+        assert stepper.evaluate(FRAME_JS) == 0, f"{width} px: the arrows drove a stepper off screen"
+        summary.evaluate(place, header + 120)
+        page.keyboard.press("ArrowRight")
+        assert stepper.evaluate(FRAME_JS) == 1, f"{width} px: the player's bottom is on screen"
+        assert not opened.console_errors()
+
+
+def test_the_focus_ring_of_the_picture_and_the_player_reaches_3_to_1_in_both_themes(visit) -> None:
+    """At 390 px, where the picture scrolls and so is a tab stop: the ring the keyboard's focus draws
+    around the picture and around the player, on the page's background, in the light and the dark theme."""
+    opened = visit("book/04-step-0.html", NARROW)
+    page, stepper = opened.page, steppers(opened.page)[0]
+    ring = ("() => [getComputedStyle(document.activeElement).outlineColor,"
+            " getComputedStyle(document.body).backgroundColor]")
+    for theme in ("light", "dark"):
+        if theme == "dark":
+            show_dark(page)
+        stepper.locator("[data-action=first]").focus()
+        for part in (".stepper-player", ".stepper-picture"):
+            tab_to(page, part, backwards=True)
+            colour, background = page.evaluate(ring)
+            assert contrast(colour, background) >= 3, f"{theme}, {part}: {colour} on {background}"
     assert not opened.console_errors()
 
 
