@@ -1,10 +1,13 @@
-/* The backward stepper's page-wide keys: Left and Right arrows step a player from anywhere on the page.
+/* The backward stepper's page-wide keys (Left and Right arrows step a player from anywhere on the page),
+ * and what of a stepper counts as on screen.
  *
  * _static/stepper.js starts each player and hands it over in window.tdsStepper.players as
  * { root, near(), part(), key(direction) }: `near` says whether it may take a key now (on screen, or
  * being scrolled there after the keyboard focused it), `part` the share of its picture and player on
- * screen below the theme's sticky header, `key` steps it forward (1) or back (-1). Sphinx adds
- * _static's scripts in no set order, so the two files only meet through that list, read at each key.
+ * screen below the theme's sticky header, `key` steps it forward (1) or back (-1). This file gives it
+ * back `shown`, `onScreen` and `scrolledAt` (the page's last scroll), which `part` and `near` use.
+ * Sphinx adds _static's scripts in no set order, so the two files meet only through window.tdsStepper,
+ * read at a key, after both have loaded.
  *
  * The arrows go to the player with the focus, else to the one most on screen (if any), unless the
  * focus is in a form field or on something that scrolls sideways, whose arrows are its own: a wide
@@ -15,6 +18,37 @@
   "use strict";
 
   var stepper = (window.tdsStepper = window.tdsStepper || { players: [] });
+  var SHOWN_MIN_PX = 40; // of a picture and player on screen: less is a border's sliver, not a control
+
+  stepper.scrolledAt = -Infinity;
+  function scrolled() { stepper.scrolledAt = performance.now(); }
+  window.addEventListener("scroll", scrolled, { passive: true });
+
+  function headerBottom() {
+    var header = document.querySelector(".bd-header-article");
+    return Math.max(header ? header.getBoundingClientRect().bottom : 0, 0);
+  }
+
+  stepper.onScreen = function onScreen(el) {
+    var box = el.getBoundingClientRect();
+    return box.bottom > headerBottom() && box.top < window.innerHeight;
+  };
+
+  // The share of the picture's and the player's height on screen below the theme's sticky header, at the
+  // key (an IntersectionObserver's report lags a scroll). Not the frames' list: closed, its one line
+  // would count a stepper whose graph and player are off screen as shown; and from 1200 px it is drawn
+  // over the sticky columns (_static/stepper.css), so what of them lies below its top is hidden.
+  stepper.shown = function shown(parts, list) {
+    var top = headerBottom(), high = 0, total = 0;
+    var bottom = Math.min(window.innerHeight, list.getBoundingClientRect().top);
+    parts.forEach(function (part) {
+      var box = part.getBoundingClientRect();
+      total += box.height;
+      if (box.right > 0 && box.left < window.innerWidth)
+        high += Math.max(0, Math.min(box.bottom, bottom) - Math.max(box.top, top));
+    });
+    return high >= SHOWN_MIN_PX ? high / total : 0;
+  };
 
   function scrolls(el) {
     return el.scrollWidth > el.clientWidth && /auto|scroll/.test(getComputedStyle(el).overflowX);
@@ -31,7 +65,9 @@
     if (event.key !== "ArrowLeft" && event.key !== "ArrowRight") return;
     if (event.altKey || event.ctrlKey || event.metaKey || event.shiftKey || event.defaultPrevented) return;
     var target = event.target;
-    if (target.closest && target.closest("input, select, textarea, [contenteditable]")) return;
+    // a form field's arrows are its own; a checkbox (Predict) has none
+    var field = "input:not([type=checkbox]), select, textarea, [contenteditable]";
+    if (target.closest && target.closest(field)) return;
     var mine = stepper.players.filter(function (p) { return p.root.contains(target); })[0];
     // in a player, only the focused box itself: its buttons keep the arrows inside an output that scrolls
     if (mine ? target.nodeType === 1 && scrolls(target) : inSideways(target)) return;

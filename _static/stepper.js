@@ -32,8 +32,8 @@
  * (it stays), this frame's arrivals, stepper-arrived; parameters left without one, stepper-missed.
  *
  * Keys: Left and Right arrows, page-wide: _static/stepper-keys.js, to which each player is handed in
- * window.tdsStepper.players. Home, End and Space while the focus is in the player (its picture, its
- * frames' list), on screen (below the sticky header) or just focused and on its way.
+ * window.tdsStepper.players. Home and End with the focus in the player, its picture or its list, Space on
+ * the player's box or the picture: while on screen (below the sticky header) or just focused.
  * The URL follows the frame (history.replaceState, a query parameter beside live mode's #live=...).
  * A click on a node's box or a stack entry goes to the frame that pops it. Live mode's new outputs
  * (`tds:output` events, detail.element) have their steppers started.
@@ -44,12 +44,13 @@
   "use strict";
 
   var MS_PER_FRAME = 1000; // at 1x
-  var SHOWN_MIN_PX = 40; // of a stepper's picture and player on screen: less is a border's sliver, not a control
-  var FOCUS_SCROLL_MS = 1000; // the browser's smooth scroll to a newly focused element, at most
+  var FOCUS_SCROLL_MS = 1000; // the browser's smooth scroll to a newly focused element, usually at most
+  var SCROLL_GAP_MS = 150; // a smooth scroll's events come closer together than this
   var MARKS = ["stepper-current", "stepper-failed", "stepper-taken", "stepper-gradient", "stepper-arrived",
                "stepper-missed"];
   var words = null; // the page's words (start() reads them)
-  // every started player, for the page-wide arrow keys (_static/stepper-keys.js, loaded in either order)
+  // every started player, for the page-wide arrow keys; `shown`, `onScreen`, `scrolledAt`: what is on screen
+  // (_static/stepper-keys.js: the two load in either order, and this one reads those at a key only)
   var stepper = (window.tdsStepper = window.tdsStepper || { players: [] });
 
   function say(key, values) {
@@ -86,14 +87,24 @@
       frame.changes.pushed.forEach(function (id) { pushedAt[id] = at; });
     });
     popsAt[frames[0].node] = 0; // the root is where the walk starts
-    var current = 0, timer = null, asking = false, focusedAt = -Infinity;
+    var current = 0, timer = null, asking = false, focusedAt = -Infinity, arriving = false;
     // focus the keyboard brought (a click's focus is not :focus-visible): the browser scrolls to it
     root.addEventListener("focusin", function (event) {
-      focusedAt = event.target.matches(":focus-visible") ? performance.now() : -Infinity;
+      arriving = event.target.matches(":focus-visible");
+      focusedAt = performance.now();
     });
-    function part() { return shown([picture, panel], list); }
-    // on screen, or still being scrolled there after the focus came in: a player the keys may drive
-    function near() { return part() > 0 || performance.now() - focusedAt < FOCUS_SCROLL_MS; }
+    function part() { return stepper.shown([picture, panel], list); }
+    // on screen, or still being scrolled there after the keyboard's focus came in (a long smooth scroll
+    // outlasts FOCUS_SCROLL_MS: while the page still scrolls, it is on its way): a player the keys may drive
+    function near() {
+      if (part() > 0) {
+        arriving = false; // it is there: a later scroll away takes the keys from it
+        return true;
+      }
+      var now = performance.now();
+      arriving = arriving && (now - focusedAt < FOCUS_SCROLL_MS || now - stepper.scrolledAt < SCROLL_GAP_MS);
+      return arriving;
+    }
 
     function nameOf(id) { return data.nodes[id].name; }
 
@@ -278,9 +289,11 @@
     function go(index) {
       stop();
       asking = false;
+      var answering = question.contains(document.activeElement); // its choices are about to hide
       question.hidden = true;
       feedback.textContent = "";
       show(index, true);
+      if (answering) panel.focus({ preventScroll: true });
     }
 
     var actions = {
@@ -314,13 +327,15 @@
     slider.addEventListener("input", function () { go(Number(slider.value) - 1); });
     speed.addEventListener("change", function () { if (timer !== null) { stop(); toggle(); } });
     function onKey(event) {
-      // a player scrolled off screen, the focus still in it, leaves Home and End to the page
-      if (event.altKey || event.ctrlKey || event.metaKey || event.shiftKey || !near()) return;
+      // a player scrolled off screen, the focus still in it, leaves Home and End to the page; the focused
+      // part on screen (the list's summary, the columns above it scrolled away) keeps them
+      if (event.altKey || event.ctrlKey || event.metaKey || event.shiftKey) return;
+      if (!near() && !stepper.onScreen(event.target)) return;
       var moves = { Home: 0, End: last };
       if (event.key in moves && !event.target.closest("input[type=range], select")) {
         event.preventDefault();
         go(moves[event.key]);
-      } else if (event.key === " " && event.target === panel) {
+      } else if (event.key === " " && (event.target === panel || event.target === picture)) {
         event.preventDefault();
         toggle();
       }
@@ -344,23 +359,6 @@
     show(asked >= 1 ? asked - 1 : 0, false);
     if (given !== null && given !== String(current + 1)) permalink();
     if (asked >= 1 && !location.hash) root.scrollIntoView({ block: "start" });
-  }
-
-  // The share of the picture's and the player's height on screen below the theme's sticky header, at the
-  // key (an IntersectionObserver's report lags a scroll). Not the frames' list: closed, its one line
-  // would count a stepper whose graph and player are off screen as shown; and from 1200 px it is drawn
-  // over the sticky columns (_static/stepper.css), so what of them lies below its top is hidden.
-  function shown(parts, list) {
-    var header = document.querySelector(".bd-header-article");
-    var top = Math.max(header ? header.getBoundingClientRect().bottom : 0, 0), high = 0, total = 0;
-    var bottom = Math.min(window.innerHeight, list.getBoundingClientRect().top);
-    parts.forEach(function (part) {
-      var box = part.getBoundingClientRect();
-      total += box.height;
-      if (box.right > 0 && box.left < window.innerWidth)
-        high += Math.max(0, Math.min(box.bottom, bottom) - Math.max(box.top, top));
-    });
-    return high >= SHOWN_MIN_PX ? high / total : 0;
   }
 
   function hydrate(within) {

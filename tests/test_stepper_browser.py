@@ -401,6 +401,11 @@ UNCOVERED_JS = """() => {
 }"""
 
 
+BOX_JS = "(selector) => document.querySelector(selector).getBoundingClientRect()"
+# Scroll the page (at once) so the element's top is at y px.
+PLACE_LINE_JS = "(line, y) => scrollBy({top: line.getBoundingClientRect().top - y, behavior: 'instant'})"
+
+
 def test_home_end_and_the_arrows_from_the_predict_box_the_frames_list_and_the_code(visit) -> None:
     """At 1280 px: Home and End from the Predict checkbox and from the frames' list go to the first and last
     frame (they used to scroll the player's column, then the page); the list's summary, focused, is not
@@ -414,7 +419,21 @@ def test_home_end_and_the_arrows_from_the_predict_box_the_frames_list_and_the_co
         assert stepper.evaluate(FRAME_JS) == last, f"End from {part}"
         page.keyboard.press("Home")
         assert stepper.evaluate(FRAME_JS) == 0, f"Home from {part}"
+        if part.startswith(".stepper-predict"):  # a checkbox has no arrows of its own
+            page.keyboard.press("ArrowRight")
+            assert stepper.evaluate(FRAME_JS) == 1, "the arrows on the Predict box did nothing"
+            page.keyboard.press("Home")
     page.wait_for_function(UNCOVERED_JS)  # after the browser's smooth scroll to it
+    # the summary on screen, the columns above it scrolled away, and the focus there long enough that no
+    # scroll to it is on its way: End is still the stepper's
+    summary = stepper.locator("details.stepper-frames > summary")
+    header = page.evaluate(f"{BOX_JS}.bottom", ".bd-header-article")
+    summary.evaluate(PLACE_LINE_JS, header + 5)
+    page.wait_for_timeout(1100)
+    page.keyboard.press("End")
+    assert stepper.evaluate(FRAME_JS) == last, "End on a summary on screen"
+    page.keyboard.press("Home")
+    summary.scroll_into_view_if_needed()
     tab_to(page, ".stepper-code-box", backwards=True)
     code = stepper.locator(".stepper-code-box")
     assert code.evaluate("(box) => box.scrollWidth > box.clientWidth"), "the code no longer scrolls sideways"
@@ -422,9 +441,6 @@ def test_home_end_and_the_arrows_from_the_predict_box_the_frames_list_and_the_co
     assert stepper.evaluate(FRAME_JS) == 0, "the arrows in the code stepped the stepper"
     page.wait_for_function("(box) => box.scrollLeft > 0", arg=code.element_handle(), timeout=3000)
     assert not opened.console_errors()
-
-
-BOX_JS = "(selector) => document.querySelector(selector).getBoundingClientRect()"
 
 
 def test_a_stepper_with_only_its_closed_list_on_screen_leaves_the_arrows_alone(visit) -> None:
@@ -436,15 +452,43 @@ def test_a_stepper_with_only_its_closed_list_on_screen_leaves_the_arrows_alone(v
         page, stepper = opened.page, steppers(opened.page)[0]
         header = page.evaluate(f"{BOX_JS}.bottom", ".bd-header-article")
         summary = stepper.locator("details.stepper-frames > summary")
-        place = "(line, y) => scrollBy({top: line.getBoundingClientRect().top - y, behavior: 'instant'})"
-        summary.evaluate(place, header + 10)
+        summary.evaluate(PLACE_LINE_JS, header + 10)
         page.evaluate("() => document.activeElement.blur()")
         page.keyboard.press("ArrowRight")
         assert stepper.evaluate(FRAME_JS) == 0, f"{width} px: the arrows drove a stepper off screen"
-        summary.evaluate(place, header + 120)
+        summary.evaluate(PLACE_LINE_JS, header + 120)
         page.keyboard.press("ArrowRight")
         assert stepper.evaluate(FRAME_JS) == 1, f"{width} px: the player's bottom is on screen"
         assert not opened.console_errors()
+
+
+def test_space_on_the_picture_plays_and_home_in_a_question_keeps_the_focus(visit) -> None:
+    """At 390 px, where the picture is a tab stop: Space there plays and pauses, as the keys' hint says,
+    instead of scrolling the page; in Predict mode, Home with the focus on a choice goes to the first frame
+    and leaves the focus in the player, not on the page (so that End after it is the stepper's too)."""
+    opened = visit("book/04-step-0.html", NARROW)
+    page, stepper, said_en = opened.page, steppers(opened.page)[0], said("en")
+    last = len(page_data(stepper)["frames"]) - 1
+    stepper.locator("[data-action=first]").focus()
+    tab_to(page, ".stepper-picture", backwards=True)
+    page.keyboard.press("Space")
+    play = stepper.locator("[data-action=play]")
+    assert play.text_content() == said_en["pause"], "Space on the picture did not play"
+    page.keyboard.press("Space")
+    assert play.text_content() == said_en["play"], "Space on the picture did not pause"
+    stepper.locator(".stepper-predict input").check()
+    next_step = stepper.locator("[data-action=next]")
+    for _ in range(last):
+        if stepper.locator(".stepper-question").is_visible():
+            break
+        next_step.press("Enter")
+    assert page.evaluate("() => !!document.activeElement.closest('.stepper-choices')"), "no question came"
+    page.keyboard.press("Home")
+    assert stepper.evaluate(FRAME_JS) == 0
+    assert page.evaluate("() => !!document.activeElement.closest('.stepper-player')"), "the focus fell"
+    page.keyboard.press("End")
+    assert stepper.evaluate(FRAME_JS) == last, "End after Home from a question"
+    assert not opened.console_errors()
 
 
 def test_the_focus_ring_of_the_picture_and_the_player_reaches_3_to_1_in_both_themes(visit) -> None:
