@@ -428,8 +428,10 @@ def test_home_end_and_the_arrows_from_the_predict_box_the_frames_list_and_the_co
     # scroll to it is on its way: End is still the stepper's
     summary = stepper.locator("details.stepper-frames > summary")
     header = page.evaluate(f"{BOX_JS}.bottom", ".bd-header-article")
-    summary.evaluate(PLACE_LINE_JS, header + 5)
+    page.evaluate(SETTLED_SCROLL_JS)  # Tab's smooth scroll to the summary, which would move it again
     page.wait_for_timeout(1100)
+    summary.evaluate(PLACE_LINE_JS, header + 5)
+    assert summary.evaluate("(line) => line.getBoundingClientRect().top") > header, "the summary is hidden"
     page.keyboard.press("End")
     assert stepper.evaluate(FRAME_JS) == last, "End on a summary on screen"
     page.keyboard.press("Home")
