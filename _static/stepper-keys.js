@@ -19,6 +19,8 @@
 
   var stepper = (window.tdsStepper = window.tdsStepper || { players: [] });
   var SHOWN_MIN_PX = 40; // of a picture and player on screen: less is a border's sliver, not a control
+  // a form field's arrows are its own; a checkbox (Predict) has none
+  var FIELD = "input:not([type=checkbox]), select, textarea, [contenteditable]";
 
   stepper.scrolledAt = -Infinity;
   function scrolled() { stepper.scrolledAt = performance.now(); }
@@ -65,12 +67,10 @@
     if (event.key !== "ArrowLeft" && event.key !== "ArrowRight") return;
     if (event.altKey || event.ctrlKey || event.metaKey || event.shiftKey || event.defaultPrevented) return;
     var target = event.target;
-    // a form field's arrows are its own; a checkbox (Predict) has none
-    var field = "input:not([type=checkbox]), select, textarea, [contenteditable]";
-    if (target.closest && target.closest(field)) return;
+    if (target.closest(FIELD)) return;
     var mine = stepper.players.filter(function (p) { return p.root.contains(target); })[0];
     // in a player, only the focused box itself: its buttons keep the arrows inside an output that scrolls
-    if (mine ? target.nodeType === 1 && scrolls(target) : inSideways(target)) return;
+    if (mine ? scrolls(target) : inSideways(target)) return;
     var focused = mine && mine.near() ? mine : null;
     var seen = stepper.players.map(function (p) { return { player: p, part: p.part() }; })
       .filter(function (s) { return s.part > 0; }).sort(function (a, b) { return b.part - a.part; });

@@ -117,6 +117,15 @@ def said(language: str) -> dict[str, str]:
     return words(language, "page")["stepper"]
 
 
+def tab_to(page, selector: str, backwards: bool = False) -> None:
+    """Tab (or Shift+Tab) from where the focus is until it is on `selector`, as a keyboard user would."""
+    for _ in range(MAX_TABS):
+        if page.evaluate("(selector) => document.activeElement.matches(selector)", selector):
+            return
+        page.keyboard.press("Shift+Tab" if backwards else "Tab")
+    raise AssertionError(f"Tab never reaches {selector}")
+
+
 def steppers(page) -> list:
     return page.locator("div.stepper").all()
 
@@ -305,10 +314,7 @@ def test_every_stepper_works_with_the_keyboard_alone(visit, docname: str) -> Non
     opened.page.keyboard.press("End")
     check_frame(stepper, data, len(data["frames"]) - 1)
     opened.page.keyboard.press("Home")
-    for _ in range(MAX_TABS):  # to "Next step", then Enter, as a keyboard user presses a button
-        if opened.page.evaluate("() => document.activeElement.dataset.action === 'next'"):
-            break
-        opened.page.keyboard.press("Tab")
+    tab_to(opened.page, "[data-action=next]")  # then Enter, as a keyboard user presses a button
     opened.page.keyboard.press("Enter")
     check_frame(stepper, data, 1)
     # with the focus elsewhere on the page, the arrows still drive the player on screen
@@ -328,11 +334,15 @@ def test_every_stepper_works_with_the_keyboard_alone(visit, docname: str) -> Non
 
 
 FRAME_JS = "(root) => Number(root.querySelector('.stepper-slider').value) - 1"
-# Scroll the page (at once, not smoothly) so the stepper's top, or with `bottom` its bottom, is at y px.
+# Scroll the page (at once, not smoothly) so an element's top (a stepper's, a summary's), or with `bottom`
+# its bottom, is at y px.
 PLACE_JS = """(root, [y, bottom]) => {
   const box = root.getBoundingClientRect();
   window.scrollTo({top: scrollY + (bottom ? box.bottom : box.top) - y, behavior: 'instant'});
 }"""
+
+
+BOX_JS = "(selector) => document.querySelector(selector).getBoundingClientRect()"
 
 
 def test_the_arrows_leave_a_wide_code_block_and_a_player_off_screen_alone(visit) -> None:
@@ -344,10 +354,9 @@ def test_the_arrows_leave_a_wide_code_block_and_a_player_off_screen_alone(visit)
     step") leaves the arrows, and End, to the page."""
     opened = visit("book/04-step-0.html", NARROW)
     page, stepper = opened.page, steppers(opened.page)[0]
-    top = "(selector) => document.querySelector(selector).getBoundingClientRect()"
-    header = page.evaluate(f"{top}.bottom", ".bd-header-article")
+    header = page.evaluate(f"{BOX_JS}.bottom", ".bd-header-article")
     stepper.evaluate(PLACE_JS, [HEIGHT - 200, False])  # the graph's top only
-    assert page.evaluate(f"{top}.top", ".stepper-player") >= HEIGHT
+    assert page.evaluate(f"{BOX_JS}.top", ".stepper-player") >= HEIGHT
     page.evaluate("() => document.activeElement.blur()")
     page.keyboard.press("ArrowRight")
     assert stepper.evaluate(FRAME_JS) == 1, "the arrows skipped a stepper whose graph is on screen"
@@ -384,26 +393,12 @@ def test_the_arrows_leave_a_wide_code_block_and_a_player_off_screen_alone(visit)
     assert not opened.console_errors()
 
 
-def tab_to(page, selector: str, backwards: bool = False) -> None:
-    """Tab (or Shift+Tab) from where the focus is until it is on `selector`, as a keyboard user would."""
-    for _ in range(MAX_TABS):
-        if page.evaluate("(selector) => document.activeElement.matches(selector)", selector):
-            return
-        page.keyboard.press("Shift+Tab" if backwards else "Tab")
-    raise AssertionError(f"Tab never reaches {selector}")
-
-
 # Whether the element with the focus is what the page shows at its centre: not under anything drawn over it
 UNCOVERED_JS = """() => {
   const box = document.activeElement.getBoundingClientRect();
   const hit = document.elementFromPoint((box.left + box.right) / 2, (box.top + box.bottom) / 2);
   return !!hit && (hit === document.activeElement || document.activeElement.contains(hit));
 }"""
-
-
-BOX_JS = "(selector) => document.querySelector(selector).getBoundingClientRect()"
-# Scroll the page (at once) so the element's top is at y px.
-PLACE_LINE_JS = "(line, y) => scrollBy({top: line.getBoundingClientRect().top - y, behavior: 'instant'})"
 
 
 def test_home_end_and_the_arrows_from_the_predict_box_the_frames_list_and_the_code(visit) -> None:
@@ -430,7 +425,7 @@ def test_home_end_and_the_arrows_from_the_predict_box_the_frames_list_and_the_co
     header = page.evaluate(f"{BOX_JS}.bottom", ".bd-header-article")
     page.evaluate(SETTLED_SCROLL_JS)  # Tab's smooth scroll to the summary, which would move it again
     page.wait_for_timeout(1100)
-    summary.evaluate(PLACE_LINE_JS, header + 5)
+    summary.evaluate(PLACE_JS, [header + 5, False])
     assert summary.evaluate("(line) => line.getBoundingClientRect().top") > header, "the summary is hidden"
     page.keyboard.press("End")
     assert stepper.evaluate(FRAME_JS) == last, "End on a summary on screen"
@@ -454,11 +449,11 @@ def test_a_stepper_with_only_its_closed_list_on_screen_leaves_the_arrows_alone(v
         page, stepper = opened.page, steppers(opened.page)[0]
         header = page.evaluate(f"{BOX_JS}.bottom", ".bd-header-article")
         summary = stepper.locator("details.stepper-frames > summary")
-        summary.evaluate(PLACE_LINE_JS, header + 10)
+        summary.evaluate(PLACE_JS, [header + 10, False])
         page.evaluate("() => document.activeElement.blur()")
         page.keyboard.press("ArrowRight")
         assert stepper.evaluate(FRAME_JS) == 0, f"{width} px: the arrows drove a stepper off screen"
-        summary.evaluate(PLACE_LINE_JS, header + 120)
+        summary.evaluate(PLACE_JS, [header + 120, False])
         page.keyboard.press("ArrowRight")
         assert stepper.evaluate(FRAME_JS) == 1, f"{width} px: the player's bottom is on screen"
         assert not opened.console_errors()
