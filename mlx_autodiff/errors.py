@@ -91,7 +91,3 @@ class NotAModuleError(AutodiffError, TypeError):
 
 class NonFiniteLossError(AutodiffError, FloatingPointError):
     """A training helper met a NaN or infinite loss and stopped instead of going on."""
-
-
-class PictureWithoutIdsError(AutodiffError, ValueError):
-    """The backward stepper was given a picture whose boxes carry no ids (not a `snapshot`)."""

@@ -30,7 +30,7 @@ from typing import Any
 
 from . import palette, tape
 from .editions import Editions, pick
-from .errors import AutodiffError, MissingRootStepError, PictureWithoutIdsError, TapeConsumedError
+from .errors import AutodiffError, MissingRootStepError, TapeConsumedError
 from .graph import Graph, snapshot
 from .graph_data import node_key
 from .graph_dot import element_id
@@ -55,6 +55,10 @@ BURN_SOURCE = "https://github.com/tracel-ai/burn/blob/2c06be351006851d42fdb6df16
 
 class StepperCodeError(AutodiffError, LookupError):
     """A line the stepper highlights is no longer in `tape.py`: the backward walk was edited."""
+
+
+class PictureWithoutIdsError(AutodiffError, ValueError):
+    """The stepper was given a picture whose boxes carry no ids (not a `snapshot`)."""
 
 
 class Phase(str, Enum):

@@ -38,12 +38,21 @@ from mlx_autodiff import (
     tape,
 )
 from mlx_autodiff.editions import pick
-from mlx_autodiff.errors import PictureWithoutIdsError
 from mlx_autodiff.flowchart import flowchart
 from mlx_autodiff.graph import snapshot
 from mlx_autodiff.methods import initialized
 from mlx_autodiff.node import node_name
-from mlx_autodiff.stepper import BURN, WALK_LINES, Phase, Stepper, frames, name, step_through, walk_code
+from mlx_autodiff.stepper import (
+    BURN,
+    WALK_LINES,
+    Phase,
+    PictureWithoutIdsError,
+    Stepper,
+    frames,
+    name,
+    step_through,
+    walk_code,
+)
 from mlx_autodiff.trace import BackwardTrace, Failed, Landed, Popped, Pushed, Ran, Took
 from mlx_autodiff.words import words
 
