@@ -9,12 +9,13 @@ its inputs' nodes, computes with MLX, and records a node for its output whose
 step knows how to send the output's gradient back to the tracked inputs.
 
 Each op's backward is a closure written beside it, and each op is registered
-where it is defined, by `@op(...)` (mlx_autodiff/ops.py): its node's name, an
-example call, and `saves`, the arrays the closure captures. Those stay alive
+where it is defined, by `@op(name, saves=...)` (mlx_autodiff/ops.py): its
+node's name and `saves`, the arrays the closure captures. Those stay alive
 until backward consumes the step (minitorch's `ctx.save_for_backward`; Burn's
 `Backward` structs name each op's state), and tests/test_ops.py checks that
 each backward keeps exactly them. `OPS`, after the class, gathers every entry;
-the op tests iterate it.
+the op tests iterate it, with each op's reference and example inputs from
+tests/op_references.py.
 """
 
 from __future__ import annotations
@@ -257,7 +258,7 @@ class Tensor:
         """This tensor's gradient in `grads`, removing it (Burn: `Tensor::grad_remove`)."""
         return grads.remove(self)
 
-    @op(TO_DEVICE, kwargs={"device": Device.flex().autodiff()})  # within flex: inputs stay on one device
+    @op(TO_DEVICE)
     def to_device(self, device: Device) -> Tensor:
         """Move to `device`. Between autodiff devices this is a recorded op, not a new leaf.
 
@@ -285,8 +286,8 @@ class Tensor:
 
     # ----- ops ------------------------------------------------------------------
 
-    @op("add", 2, domain=("any", "any"), operands="broadcast")
-    @op("add_scalar", kwargs={"other": 1.5})
+    @op("add")
+    @op("add_scalar")
     @_on_device
     def add(self, other: Tensor | Scalar) -> Tensor:
         if not isinstance(other, Tensor):
@@ -295,8 +296,8 @@ class Tensor:
         sa, sb = a.shape, b.shape
         return _binary("add", a, b, a.array + b.array, lambda g: (unbroadcast(g, sa), unbroadcast(g, sb)))
 
-    @op("sub", 2, domain=("any", "any"), operands="broadcast")
-    @op("sub_scalar", kwargs={"other": 0.75})
+    @op("sub")
+    @op("sub_scalar")
     @_on_device
     def sub(self, other: Tensor | Scalar) -> Tensor:
         if not isinstance(other, Tensor):
@@ -305,8 +306,8 @@ class Tensor:
         sa, sb = a.shape, b.shape
         return _binary("sub", a, b, a.array - b.array, lambda g: (unbroadcast(g, sa), unbroadcast(-g, sb)))
 
-    @op("mul", 2, domain=("any", "any"), operands="broadcast", saves=("inputs",))
-    @op("mul_scalar", kwargs={"other": -2.5})
+    @op("mul", saves=("inputs",))
+    @op("mul_scalar")
     @_on_device
     def mul(self, other: Tensor | Scalar) -> Tensor:
         if not isinstance(other, Tensor):
@@ -320,8 +321,8 @@ class Tensor:
 
         return _binary("mul", a, b, x * y, backward)
 
-    @op("div", 2, domain=("any", "positive"), operands="broadcast", saves=("inputs",))
-    @op("div_scalar", kwargs={"other": 4.0})
+    @op("div", saves=("inputs",))
+    @op("div_scalar")
     @_on_device
     def div(self, other: Tensor | Scalar) -> Tensor:
         if not isinstance(other, Tensor):
@@ -340,7 +341,7 @@ class Tensor:
     def neg(self) -> Tensor:
         return _unary("neg", self, -self.array, lambda g: -g)
 
-    @op("pow", kwargs={"exponent": 3}, saves=("inputs",))
+    @op("pow", saves=("inputs",))
     @_on_device
     def powf_scalar(self, exponent: Scalar) -> Tensor:
         """Elementwise `x ** exponent`."""
@@ -360,19 +361,19 @@ class Tensor:
         out = mx.exp(self.array)
         return _unary("exp", self, out, lambda g: g * out)
 
-    @op("log", domain=("positive",), saves=("inputs",))
+    @op("log", saves=("inputs",))
     @_on_device
     def log(self) -> Tensor:
         x = self.array
         return _unary("log", self, mx.log(x), lambda g: g / x)
 
-    @op("relu", domain=("nonzero",), saves=("inputs",))
+    @op("relu", saves=("inputs",))
     @_on_device
     def relu(self) -> Tensor:
         x = self.array
         return _unary("relu", self, mx.maximum(x, 0), lambda g: g * (x > 0))
 
-    @op("matmul", 2, domain=("any", "any"), operands="matmul", saves=("inputs",))
+    @op("matmul", saves=("inputs",))
     @_on_device
     def matmul(self, other: Tensor) -> Tensor:
         """Matrix product over the last two dims, batch dims broadcast."""
@@ -411,7 +412,7 @@ class Tensor:
 
         return _unary("mean", self, mx.mean(self.array).reshape(1), backward)
 
-    @op("sum_dim", kwargs={"dim": 0})
+    @op("sum_dim")
     @_on_device
     def sum_dim(self, dim: int) -> Tensor:
         """Sum over `dim`, keeping it with size 1 (Burn's `sum_dim`: [32, 4] -> [32, 1])."""
@@ -420,7 +421,7 @@ class Tensor:
         out = mx.sum(self.array, axis=dim, keepdims=True)
         return _unary("sum_dim", self, out, lambda g: mx.broadcast_to(g, shape))
 
-    @op("mean_dim", kwargs={"dim": 0})
+    @op("mean_dim")
     @_on_device
     def mean_dim(self, dim: int) -> Tensor:
         """Mean over `dim`, keeping it with size 1."""
@@ -429,7 +430,7 @@ class Tensor:
         out = mx.mean(self.array, axis=dim, keepdims=True)
         return _unary("mean_dim", self, out, lambda g: mx.broadcast_to(g / n, shape))
 
-    @op("reshape", kwargs={"shape": [-1]})
+    @op("reshape")
     @_on_device
     def reshape(self, shape: Sequence[int]) -> Tensor:
         """Same values, new shape (one -1 may be inferred)."""
@@ -443,7 +444,7 @@ class Tensor:
             ) from error
         return _unary("reshape", self, out, lambda g: g.reshape(old))
 
-    @op("transpose", operands="matrix")
+    @op("transpose")
     @_on_device
     def transpose(self) -> Tensor:
         """Swap the last two dims (Burn's `transpose`)."""
@@ -464,21 +465,21 @@ class Tensor:
     def __rmul__(self, other: Scalar) -> Tensor:
         return self.mul(other)
 
-    @op("rsub_scalar", kwargs={"other": 1.5})
+    @op("rsub_scalar")
     @_on_device
     def __rsub__(self, other: Scalar) -> Tensor:
         """`k - x`: one op, so the graph shows what was written."""
         k = _scalar(other, "rsub")
         return _unary("rsub_scalar", self, k - self.array, lambda g: -g)
 
-    @op("rdiv_scalar", kwargs={"other": 10.0}, domain=("positive",), saves=("inputs",))
+    @op("rdiv_scalar", saves=("inputs",))
     @_on_device
     def __rtruediv__(self, other: Scalar) -> Tensor:
         """`k / x`, whose gradient is `-k / x^2`."""
         k, x = _scalar(other, "rdiv"), self.array
         return _unary("rdiv_scalar", self, k / x, lambda g: -g * k / (x * x))
 
-    @op("rpow_scalar", kwargs={"other": 2.5}, saves=("output",))
+    @op("rpow_scalar", saves=("output",))
     @_on_device
     def __rpow__(self, other: Scalar) -> Tensor:
         """`k ** x` for a base k > 0, whose gradient is `k^x ln k`."""

@@ -6,10 +6,11 @@ vector-Jacobian product with C. The same product comes from `mx.vjp` on the
 equivalent MLX expression, and from central differences of `sum(f(x) * C)` in
 float64 NumPy, where the step size does not fight float32 rounding.
 
-The ops are the engine's registry, `tensor.OPS`, and their references are in
-tests/op_references.py: an op added to the engine fails here until it has a
-reference (and a Tensor method that records an op fails until it is registered).
-What each backward keeps alive is checked against its entry's `saves`.
+The ops are the engine's registry, `tensor.OPS`, and their references and
+example inputs are in tests/op_references.py (`CHECKED_OPS`, one per entry):
+an op added to the engine fails here until it has a reference (and a Tensor
+method that records an op fails until it is registered). What each backward
+keeps alive is checked against its entry's `saves`.
 """
 
 from __future__ import annotations
@@ -23,47 +24,55 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from op_references import REFERENCES, Reference, reference_of
+from op_references import CHECKED_OPS, REFERENCES, CheckedOp
 from strategies import Kind, Shape, arrays, broadcast_pairs, matmul_pairs, shapes
 
 from mlx_autodiff import Device, DomainError, Tensor, ops
-from mlx_autodiff.ops import OpSpec
 from mlx_autodiff.tensor import OPS
 
 DEVICE = Device.flex().autodiff()
-BY_NAME = {spec.name: spec for spec in OPS}
+BY_NAME = {spec.name: spec for spec in CHECKED_OPS}
+Reference = Callable[..., object]
+"""`ref(xp, *arrays)`: what a case computes, on MLX or NumPy arrays."""
 
 
 @dataclass(frozen=True)
 class Case:
-    """One way to call a registered op: the op itself, or a variant (other arguments, an operator)."""
+    """One way to call a registered op: the op itself, or a variant (other arguments, an operator).
+
+    What comes from the op's reference is read when the case runs, so an op
+    without a reference fails its own cases, not the collection of this file.
+    """
 
     label: str
-    spec: OpSpec
+    spec: CheckedOp
     call: Callable[..., Tensor]
-    kwargs: Mapping[str, object] = field(default_factory=dict)
-    """The arguments the reference gets, matching what `call` passes."""
-    domain: tuple[Kind, ...] = ("any",)
+    overrides: Mapping[str, object] = field(default_factory=dict)
+    """The arguments `call` passes in place of the example's; the reference gets the same."""
+    domain_override: tuple[Kind, ...] | None = None
+
+    @property
+    def domain(self) -> tuple[Kind, ...]:
+        return self.domain_override or self.spec.domain
 
     @property
     def ref(self) -> Reference:
-        return lambda xp, *xs: reference_of(self.spec.name)(xp, *xs, **self.kwargs)
+        return lambda xp, *xs: self.spec.compute(xp, *xs, **self.overrides)
 
     def __repr__(self) -> str:
         return self.label
 
 
-def registered(spec: OpSpec) -> Case:
-    return Case(spec.name, spec, spec, spec.kwargs, spec.domain)
+def registered(spec: CheckedOp) -> Case:
+    return Case(spec.name, spec, spec)
 
 
 def variant(label: str, name: str, call: Callable[..., Tensor], domain: tuple[Kind, ...] | None = None,
             **kwargs: object) -> Case:
-    spec = BY_NAME[name]
-    return Case(label, spec, call, {**spec.kwargs, **kwargs}, domain or spec.domain)
+    return Case(label, BY_NAME[name], call, kwargs, domain)
 
 
-CASES = [registered(spec) for spec in OPS] + [
+CASES = [registered(spec) for spec in CHECKED_OPS] + [
     variant("powf_scalar(0.5)", "pow", lambda x: x.powf_scalar(0.5), ("positive",), exponent=0.5),
     variant("powf_scalar(-1.5)", "pow", lambda x: x.powf_scalar(-1.5), ("positive",), exponent=-1.5),
     variant("x ** 2", "pow", lambda x: x**2, exponent=2),
@@ -141,8 +150,8 @@ def check(case: Case, inputs: list[np.ndarray], data: st.DataObject) -> None:
         )
 
 
-def operand_shapes(spec: OpSpec) -> st.SearchStrategy[tuple[Shape, ...]]:
-    """Shapes the op accepts, as its registry entry says."""
+def operand_shapes(spec: CheckedOp) -> st.SearchStrategy[tuple[Shape, ...]]:
+    """Shapes the op accepts, as its reference says."""
     if spec.operands == "broadcast":
         return broadcast_pairs()
     if spec.operands == "matmul":
@@ -157,7 +166,7 @@ def draw_inputs(data: st.DataObject, case: Case, shape_list: tuple[Shape, ...]) 
 
 def test_every_registered_op_has_a_reference() -> None:
     assert sorted(REFERENCES) == sorted(BY_NAME), "tests/op_references.py must write every op of tensor.OPS"
-    assert len(BY_NAME) == len(OPS), "two registry entries share a name"
+    assert len({spec.name for spec in OPS}) == len(OPS), "two registry entries share a name"
 
 
 NOT_OPS = {
@@ -317,8 +326,8 @@ EXAMPLE_SHAPES: dict[str, tuple[Shape, ...]] = {
 }
 
 
-@pytest.mark.parametrize("spec", OPS, ids=lambda spec: spec.name)
-def test_each_backward_keeps_alive_exactly_what_its_op_saves(spec: OpSpec) -> None:
+@pytest.mark.parametrize("spec", CHECKED_OPS, ids=repr)
+def test_each_backward_keeps_alive_exactly_what_its_op_saves(spec: CheckedOp) -> None:
     """`@op(..., saves=...)` is checked, not a comment: the step's closure holds exactly those arrays."""
     shapes_in = EXAMPLE_SHAPES[spec.operands][: spec.arity]
     values = [np.linspace(0.5, 2.0, int(np.prod(shape))).reshape(shape) for shape in shapes_in]
@@ -340,20 +349,28 @@ def test_op_registers_each_entry_on_its_method_in_reading_order_and_an_alias_onc
     """What a new op's `@op` lines give `OPS`: one entry each, top to bottom, in the class's order."""
 
     class Toy:
-        @ops.op("first", 2, saves=("inputs",))
-        @ops.op("first_scalar", kwargs={"other": 1.0})
+        @ops.op("first", saves=("inputs",))
+        @ops.op("first_scalar")
         def first(self, other: object) -> None: ...
 
         alias = first
 
-        @ops.op("second", domain=("positive",), saves=("output",))
+        @ops.op("second", saves=("output",))
         def second(self) -> None: ...
 
-    entries = [(spec.name, spec.method, spec.arity, dict(spec.kwargs), spec.domain, spec.saves)
-               for spec in ops.registered(Toy)]
+    entries = [(spec.name, spec.method, spec.saves) for spec in ops.registered(Toy)]
     assert entries == [
-        ("first", "first", 2, {}, ("any", "any"), ("inputs",)),
-        ("first_scalar", "first", 1, {"other": 1.0}, ("any",), ()),
-        ("second", "second", 1, {}, ("positive",), ("output",)),
+        ("first", "first", ("inputs",)),
+        ("first_scalar", "first", ()),
+        ("second", "second", ("output",)),
     ]
 
+
+def test_an_op_without_a_reference_fails_its_tests_with_where_to_write_one() -> None:
+    """A registry entry with no reference: each of its tests fails, and says what to add where."""
+    unwritten = CheckedOp(ops.OpSpec("cube", "cube"))
+    case = registered(unwritten)  # collecting its cases needs no reference: running them does
+    with pytest.raises(LookupError, match=r"no reference for it: add `'cube': OpReference\(lambda xp"):
+        case.call(Tensor.from_data([1.0, 2.0], DEVICE))
+    with pytest.raises(LookupError, match="tests/op_references.py has no reference"):
+        operand_shapes(case.spec)
