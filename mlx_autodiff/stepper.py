@@ -132,8 +132,7 @@ WALK_LINES: dict[str, tuple[Callable[..., Any], str]] = {
 """What each frame executes: a function of tape.py and how its line starts (the first match)."""
 
 
-RECORDING = ("if trace is not None", "if _recording is not None", "trace.", "trace = None",
-             "_recording.append", "pass_number = next")
+RECORDING = ("trace.", "trace = ", "pass_number = next")
 """How the lines start that only feed the trace (the stepper's own recording): not shown."""
 
 

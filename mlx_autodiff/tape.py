@@ -10,9 +10,10 @@ its step is fine (its step was a no-op; its gradient is kept). A non-leaf found
 without its step means an earlier backward already sent its gradient on, so
 this one cannot: Burn 0.22.1 panics there, and so does this engine.
 
-Inside a `record_backward()` block, each pass also fills a `trace.BackwardTrace`
-as it goes (the book's stepper replays it); outside one, `trace` is None and
-each place that would record costs one `is None` check.
+The walk tells a `trace.Tracer` each move it makes. Inside a
+`record_backward()` block that is a `trace.BackwardTrace`, which keeps them
+(the book's stepper replays it); outside one it is `trace.NO_TRACE`, which
+drops them.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ import mlx.core as mx
 from .device import Device
 from .errors import MissingRootStepError, TapeConsumedError
 from .node import Node, Requirement, Step, node_name
-from .trace import BackwardTrace
+from .trace import NO_TRACE, BackwardTrace, Tracer
 
 _backward_passes = itertools.count(1)
 
@@ -114,9 +115,7 @@ def backward(root: Node, seed: mx.array, gradients: Callable[[int], G]) -> G:
     caller gets lookups by tensor without this module knowing tensors.
     """
     pass_number = next(_backward_passes)
-    trace = None
-    if _recording is not None:
-        _recording.append(trace := BackwardTrace(pass_number, root.id))
+    trace = _tracer(pass_number, root)
     root_step = _take_step(root, pass_number, trace)
     if root_step is None:
         raise _failed(trace, root, MissingRootStepError(missing_root_step_message(root)))
@@ -131,14 +130,12 @@ def backward(root: Node, seed: mx.array, gradients: Callable[[int], G]) -> G:
             if parent.id not in visited:
                 visited.add(parent.id)
                 stack.append(parent)
-                if trace is not None:
-                    trace.pushed(parent, stack)
+                trace.pushed(parent, stack)
 
     visit(root, root_step)
     while stack:
         node = stack.pop()
-        if trace is not None:
-            trace.popped(node, stack)
+        trace.popped(node, stack)
         step = _take_step(node, pass_number, trace)
         if step is None:
             if node.requirement is Requirement.GRAD:
@@ -148,28 +145,34 @@ def backward(root: Node, seed: mx.array, gradients: Callable[[int], G]) -> G:
 
     grads = gradients(pass_number)
     grads.register(root, seed)
-    if trace is not None:
-        trace.landed(root, None, seed)
+    trace.landed(root, None, seed)
     for order in sorted(buckets, reverse=True):
         for node, step in buckets[order]:
             _run_step(node, step, grads, trace)
     return grads
 
 
-def _take_step(node: Node, pass_number: int, trace: BackwardTrace | None) -> Step | None:
+def _tracer(pass_number: int, root: Node) -> Tracer:
+    """A new trace for this pass in the open `record_backward()` block, else `NO_TRACE`."""
+    if _recording is None:
+        return NO_TRACE
+    trace = BackwardTrace(pass_number, root.id)
+    _recording.append(trace)
+    return trace
+
+
+def _take_step(node: Node, pass_number: int, trace: Tracer) -> Step | None:
     """Remove the node's step from the tape (consume it) and return it."""
     step = node.step
     if step is not None:
         node.step = None
         node.consumed_in = pass_number
-    if trace is not None:
-        trace.took(node, found=step is not None)
+    trace.took(node, step is not None)
     return step
 
 
-def _run_step(node: Node, step: Step, grads: Gradients, trace: BackwardTrace | None) -> None:
-    if trace is not None:
-        trace.ran(node, no_op=step.backward is None)
+def _run_step(node: Node, step: Step, grads: Gradients, trace: Tracer) -> None:
+    trace.ran(node, step.backward is None)
     if step.backward is None:
         return
     grad = grads.consume(node)
@@ -178,14 +181,12 @@ def _run_step(node: Node, step: Step, grads: Gradients, trace: BackwardTrace | N
     for parent, parent_grad in zip(node.parents, parent_grads, strict=True):
         if parent_grad is not None:
             grads.register(parent, parent_grad)
-            if trace is not None:
-                trace.landed(parent, node, parent_grad)
+            trace.landed(parent, node, parent_grad)
 
 
-def _failed(trace: BackwardTrace | None, node: Node, error: Exception) -> Exception:
-    """The error to raise, noted in the trace first when the pass is recorded."""
-    if trace is not None:
-        trace.failed(node, error)
+def _failed(trace: Tracer, node: Node, error: Exception) -> Exception:
+    """The error to raise, told to the trace first."""
+    trace.failed(node, error)
     return error
 
 

@@ -1,10 +1,12 @@
 """What one backward pass did, in order, as plain data: the stepper replays it.
 
-`tape.record_backward()` turns recording on for the passes run inside its
-block. A pass then fills a `BackwardTrace` as it goes: each push and pop of
-the walk's stack (with the stack after it), each step taken off the tape (or
-found gone), each step run, each gradient registered (shape and device), and,
-where it fails, the node and the error. Off, backward records nothing.
+The walk (`tape.backward`) reports each of its moves to a `Tracer`: each push
+and pop of its stack (with the stack after it), each step taken off the tape
+(or found gone), each step run, each gradient registered (shape and device),
+and, where it fails, the node and the error. A plain `Tracer`, `NO_TRACE`,
+drops them all: that is every pass no one records, so the walk has no `if`
+for its recording. Inside a `tape.record_backward()` block, a pass reports to
+a `BackwardTrace` instead, which keeps them.
 
 Events name nodes by id; `BackwardTrace.nodes` says once what each node was.
 Everything converts to JSON (`as_data`) and back (`from_data`), so a page can
@@ -97,8 +99,36 @@ Event = Pushed | Popped | Took | Failed | Ran | Landed
 EVENTS: dict[str, type[Event]] = {cls.kind: cls for cls in (Pushed, Popped, Took, Failed, Ran, Landed)}
 
 
+class Tracer:
+    """Whom the walk tells what it does; this one records nothing (the null object of `BackwardTrace`)."""
+
+    __slots__ = ()
+
+    def pushed(self, node: Node, stack: list[Node]) -> None:
+        """The walk pushed `node` on its stack; `stack` is the stack after the push."""
+
+    def popped(self, node: Node, stack: list[Node]) -> None:
+        """The walk popped `node` off its stack; `stack` is what is left."""
+
+    def took(self, node: Node, found: bool) -> None:
+        """The walk took the node's step off the tape, or, `found` False, found it gone."""
+
+    def failed(self, node: Node, error: Exception) -> None:
+        """Backward stops at `node` with `error`."""
+
+    def ran(self, node: Node, no_op: bool) -> None:
+        """The node's step ran (`no_op`: a leaf's, which does nothing)."""
+
+    def landed(self, node: Node, by: Node | None, grad: mx.array) -> None:
+        """`grad` was registered on `node` by `by`'s step (None: the seed, on the root)."""
+
+
+NO_TRACE = Tracer()
+"""The tracer of every pass no one records."""
+
+
 @dataclass
-class BackwardTrace:
+class BackwardTrace(Tracer):
     """One backward pass, event by event; filled by `tape.backward` while it runs."""
 
     pass_number: int
