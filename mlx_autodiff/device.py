@@ -53,20 +53,20 @@ class Device:
     @staticmethod
     def flex() -> Device:
         """The CPU device."""
-        return Device("flex")
+        return _flavour("flex", False)
 
     @staticmethod
     def metal() -> Device:
         """The accelerator: MLX's GPU, or a CPU-backed stand-in where MLX has none."""
-        return Device("metal")
+        return _flavour("metal", False)
 
     def autodiff(self) -> Device:
         """The autodiff flavour of this device: ops on its tensors are recorded."""
-        return Device(self.kind, True)
+        return self if self.is_autodiff else _flavour(self.kind, True)
 
     def inner(self) -> Device:
         """The plain flavour of this device: nothing is recorded."""
-        return Device(self.kind, False)
+        return _flavour(self.kind, False) if self.is_autodiff else self
 
     @property
     def mlx_device(self) -> mx.Device:
@@ -116,6 +116,12 @@ class Device:
     def __repr__(self) -> str:
         suffix = " (CPU stand-in)" if self.is_stand_in else ""
         return f"Device.{self.kind}(){'.autodiff()' if self.is_autodiff else ''}{suffix}"
+
+
+@functools.cache
+def _flavour(kind: Kind, is_autodiff: bool) -> Device:
+    """One Device per kind and flavour, made once: every op asks for one, and a Device never changes."""
+    return Device(kind, is_autodiff)
 
 
 def check_device(value: object, what: str) -> Device:

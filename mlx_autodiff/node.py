@@ -100,7 +100,7 @@ class Node:
     order: int = field(init=False)
 
     def __post_init__(self) -> None:
-        self.order = 1 + max([p.order for p in self.parents], default=-1)
+        self.order = 1 + max([p.order for p in self.parents]) if self.parents else 0
 
     @property
     def is_leaf(self) -> bool:

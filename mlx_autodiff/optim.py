@@ -104,8 +104,7 @@ class Optimizer:
         tensor = param.val()
         device = grad.device.autodiff() if tensor.is_autodiff else grad.device
         values = self._update(param.id, tensor.array, grad.array, lr)
-        fresh = Tensor._leaf(values, device, "optimizer")
-        return param._with(fresh.require_grad() if tensor.is_require_grad() else fresh)
+        return param._with(Tensor._leaf(values, device, "optimizer", require_grad=tensor.is_require_grad()))
 
 
 @dataclass(frozen=True)
@@ -120,7 +119,8 @@ class AdamConfig:
         moments: dict[ParamId, tuple[mx.array, mx.array, int]] = {}
 
         def update(param_id: ParamId, values: mx.array, grad: mx.array, lr: float) -> mx.array:
-            m, v, t = moments.get(param_id, (mx.zeros_like(grad), mx.zeros_like(grad), 0))
+            state = moments.get(param_id)
+            m, v, t = state if state is not None else (mx.zeros_like(grad), mx.zeros_like(grad), 0)
             m = self.beta_1 * m + (1 - self.beta_1) * grad
             v = self.beta_2 * v + (1 - self.beta_2) * grad * grad
             t += 1

@@ -146,11 +146,17 @@ class Tensor:
         return Tensor._leaf(mx.ones(valid_shape(shape, "Tensor.ones")), device)
 
     @staticmethod
-    def _leaf(array: mx.array, device: Device, op: str = "leaf", label: str | None = None) -> Tensor:
-        """A new tensor with a fresh node: untracked (NONE) on autodiff devices, plain elsewhere."""
+    def _leaf(array: mx.array, device: Device, op: str = "leaf", label: str | None = None,
+              require_grad: bool = False) -> Tensor:
+        """A new tensor with a fresh node: a leaf on autodiff devices (NONE, or GRAD), plain elsewhere.
+
+        With `require_grad`, the leaf is what `require_grad()` on the untracked one would give (the
+        same id, op and label, `ROOT_STEP`), built once.
+        """
         if not device.is_autodiff:
             return Tensor(array, device)
-        node = Node(next_node_id(), Requirement.NONE, (), op, device, tuple(array.shape), label=label)
+        requirement, step = (Requirement.GRAD, ROOT_STEP) if require_grad else (Requirement.NONE, None)
+        node = Node(next_node_id(), requirement, (), op, device, tuple(array.shape), step, label)
         return Tensor(array, device, node)
 
     @staticmethod
@@ -237,8 +243,7 @@ class Tensor:
         """A new leaf with a new id, cut from the graph; a GRAD input stays GRAD."""
         if self.node is None:
             return self
-        leaf = Tensor._leaf(self.array, self.device, "detach", self.node.label)
-        return leaf.require_grad() if self.is_require_grad() else leaf
+        return Tensor._leaf(self.array, self.device, "detach", self.node.label, self.is_require_grad())
 
     def inner(self) -> Tensor:
         """The same values as a plain tensor (Burn: `Tensor::inner`): autodiff stripped."""
