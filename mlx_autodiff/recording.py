@@ -30,36 +30,23 @@ def record(
 
     `inputs` are the inputs' nodes (None for a plain input). Plain inputs are
     untracked constants (Burn 0.22.1). If no input is autodiff, nothing is
-    recorded and the output is plain. Runs once per op, so it reads each input
-    once and allocates no more than the node needs.
+    recorded and the output is plain. Runs once per op, so it allocates no
+    more than the node needs.
     """
-    autodiff = False
-    tracked: list[int] = []
-    for i, node in enumerate(inputs):
-        if node is not None:
-            autodiff = True
-            if node.requirement is not Requirement.NONE:
-                tracked.append(i)
-    if not autodiff:
-        return (device.inner() if device.is_autodiff else device), None
-    if not device.is_autodiff:
-        device = device.autodiff()
+    tracked = [i for i, node in enumerate(inputs)
+               if node is not None and node.requirement is not Requirement.NONE]
     if not tracked:
-        node = Node(next_node_id(), Requirement.NONE, (), op, device, shape, UNTRACKED_STEP, detail=detail)
-        return device, node
+        if all(node is None for node in inputs):
+            return device.inner(), None
+        device = device.autodiff()
+        return device, Node(next_node_id(), Requirement.NONE, (), op, device, shape, UNTRACKED_STEP,
+                            detail=detail)
     if len(tracked) < len(inputs):
         backward = for_parents(backward, tracked)
-    node = Node(
-        next_node_id(),
-        Requirement.GRAD_IN_BACKWARD,
-        tuple([inputs[i] for i in tracked]),  # type: ignore[misc]
-        op,
-        device,
-        shape,
-        Step(backward),
-        detail=detail,
-        untracked_inputs=len(inputs) - len(tracked),
-    )
+    parents: tuple[Node, ...] = tuple([inputs[i] for i in tracked])  # type: ignore[misc]
+    device = device.autodiff()
+    node = Node(next_node_id(), Requirement.GRAD_IN_BACKWARD, parents, op, device, shape, Step(backward),
+                detail=detail, untracked_inputs=len(inputs) - len(tracked))
     return device, node
 
 

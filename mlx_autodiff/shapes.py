@@ -7,6 +7,7 @@ Every op checks its operands' shapes before it computes, so a wrong shape is a
 from __future__ import annotations
 
 from collections.abc import Sequence
+from itertools import zip_longest
 
 import mlx.core as mx
 
@@ -33,17 +34,16 @@ def unbroadcast(grad: mx.array, shape: Sequence[int]) -> mx.array:
 
 
 def broadcast_shape(op: str, a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...]:
-    out = []
-    for i in range(1, max(len(a), len(b)) + 1):
-        x = a[-i] if i <= len(a) else 1
-        y = b[-i] if i <= len(b) else 1
-        if x != y and 1 not in (x, y):
-            raise ShapeError(
-                f"Cannot `{op}` shapes {list(a)} and {list(b)}: dim {-i} has sizes {x} and {y}, "
-                "and broadcasting needs them equal or one of them 1. Reshape one operand."
-            )
-        out.append(max(x, y))
-    return tuple(reversed(out))
+    """The shape `a` and `b` broadcast to; if they do not, a ShapeError naming the first dim that fails."""
+    try:
+        return tuple(mx.broadcast_shapes(a, b))
+    except ValueError:
+        pairs = enumerate(zip_longest(reversed(a), reversed(b), fillvalue=1), start=1)
+        i, x, y = next((i, x, y) for i, (x, y) in pairs if x != y and 1 not in (x, y))
+        raise ShapeError(
+            f"Cannot `{op}` shapes {list(a)} and {list(b)}: dim {-i} has sizes {x} and {y}, "
+            "and broadcasting needs them equal or one of them 1. Reshape one operand."
+        ) from None
 
 
 def check_dim(shape: tuple[int, ...], dim: int, op: str) -> None:

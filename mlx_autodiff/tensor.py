@@ -253,7 +253,7 @@ class Tensor:
         """Run backward from this tensor, seeded with ones, and return the kept gradients."""
         if self.node is None or self.node.requirement is Requirement.NONE:
             raise UntrackedBackwardError(_untracked_backward_message(self))
-        return tape.backward(self.node, mx.ones(self.array.shape), Gradients)
+        return tape.backward(self.node, _ones(self.array.shape), Gradients)
 
     def grad(self, grads: Gradients) -> Tensor | None:
         """This tensor's gradient in `grads` (Burn: `Tensor::grad`)."""
@@ -563,6 +563,13 @@ def _checked_operands(op: str, a: Tensor, b: object, broadcast: bool = True) -> 
 
 def _binary(op: str, a: Tensor, b: Tensor, out: mx.array, backward: BackwardFn) -> Tensor:
     return _record(op, (a, b), out, a.device, backward)
+
+
+@functools.lru_cache(maxsize=16)
+def _ones(shape: tuple[int, ...]) -> mx.array:
+    """Backward's seed for a root of `shape`, made once: an MLX array never changes, and a new one
+    for every pass would be one more op for each training step to evaluate."""
+    return mx.ones(shape)
 
 
 def _scalar(value: object, op: str) -> float:
