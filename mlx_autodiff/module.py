@@ -11,7 +11,6 @@ parameters keep their `ParamId`, as Burn's do, so an optimizer's state and a
 
 from __future__ import annotations
 
-import copy
 import random
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
@@ -210,7 +209,7 @@ class Module:
         `fn` receives each parameter named by its path (`fc1.weight`); the
         module and its parameters are left as they were.
         """
-        new = copy.copy(self)
+        new = type(self).__new__(type(self))  # a shallow copy (copy.copy's, without its generic protocol)
         for attr, value in vars(self).items():
             setattr(new, attr, _map_params(value, fn, prefix + attr))
         return new

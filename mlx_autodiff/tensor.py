@@ -58,11 +58,14 @@ Method = Callable[..., "Tensor"]
 
 
 def _on_device(method: Method) -> Method:
-    """Run an op's MLX work on the stream of the device its tensor lives on."""
+    """Run an op's MLX work on the device its tensor lives on: MLX's default device, or a stream there."""
 
     @functools.wraps(method)
     def run(self: Tensor, *args: object, **kwargs: object) -> Tensor:
-        with mx.stream(self.device.mlx_device):
+        device = self.device.mlx_device
+        if mx.default_device() == device:  # a stream there would change nothing, and costs more than the op
+            return method(self, *args, **kwargs)
+        with mx.stream(device):
             return method(self, *args, **kwargs)
 
     return run
