@@ -85,7 +85,7 @@ def mlp_data(device: Device) -> tuple[Module, Tensor, Tensor]:
 
 
 WORKLOADS = [
-    Workload("Train step: Linear(4->1), batch 32, MSE, Adam", linear_data, 1e-1, 1.5, 3000),
+    Workload("Train step: Linear(4->1), batch 32, MSE, Adam", linear_data, 1e-1, 1.0, 3000),
     Workload("Train step: MLP 64-256-256-10 ReLU, batch 256, MSE, Adam", mlp_data, 1e-3, 1.2, 60),
 ]
 

@@ -45,6 +45,7 @@ FIXTURE_MARKS: dict[str, tuple[str, ...]] = {
     "fixture_runs": ("slow", "executed"),  # the fixture chapter graded three ways
     "live": ("slow", "executed"),  # `make live`'s servers and a kernel running chapters
     "isolated_records": ("slow",),  # each relocation method in a fresh process
+    "scratch_repository": ("slow",),  # a copy of the repository, edited and tested in fresh processes
 }
 """What a test that asks for the fixture is: `slow` (not in the fast tier), `book` (needs the built
 book), `browser` (needs Chromium), `executed` (executes chapters)."""

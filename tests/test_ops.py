@@ -368,9 +368,9 @@ def test_op_registers_each_entry_on_its_method_in_reading_order_and_an_alias_onc
 
 def test_an_op_without_a_reference_fails_its_tests_with_where_to_write_one() -> None:
     """A registry entry with no reference: each of its tests fails, and says what to add where."""
-    unwritten = CheckedOp(ops.OpSpec("cube", "cube"))
+    unwritten = CheckedOp(ops.OpSpec("unwritten", "unwritten"))
     case = registered(unwritten)  # collecting its cases needs no reference: running them does
-    with pytest.raises(LookupError, match=r"no reference for it: add `'cube': OpReference\(lambda xp"):
+    with pytest.raises(LookupError, match=r"no reference for it: add `'unwritten': OpReference\(lambda xp"):
         case.call(Tensor.from_data([1.0, 2.0], DEVICE))
     with pytest.raises(LookupError, match="tests/op_references.py has no reference"):
         operand_shapes(case.spec)
