@@ -51,12 +51,13 @@ class Gradients:
         self.pass_number = pass_number
         self._grads: dict[int, mx.array] = {}
         self._devices: dict[int, Device] = {}
+        """Each gradient's node's device; the gradient lives on its plain flavour (`device_of`)."""
 
     def register(self, node: Node, grad: mx.array) -> None:
         """Add `grad` to the node's gradient: a node used twice gets the sum."""
         previous = self._grads.get(node.id)
         self._grads[node.id] = grad if previous is None else previous + grad
-        self._devices[node.id] = node.device.inner()
+        self._devices[node.id] = node.device
 
     def consume(self, node: Node) -> mx.array:
         """A step reads its node's gradient: kept for a leaf, removed in transit."""
@@ -80,13 +81,13 @@ class Gradients:
 
     def device_of(self, node_id: int) -> Device:
         """The device a node's gradient lives on (always a plain device)."""
-        return self._devices[node_id]
+        return self._devices[node_id].inner()
 
     def __len__(self) -> int:
         return len(self._grads)
 
     def __repr__(self) -> str:
-        held = ", ".join(f"{node_name(i)} on {self._devices[i].name}" for i in self.node_ids())
+        held = ", ".join(f"{node_name(i)} on {self.device_of(i).name}" for i in self.node_ids())
         return f"Gradients(pass #{self.pass_number}: {held or 'empty'})"
 
 

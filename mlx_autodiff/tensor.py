@@ -404,10 +404,10 @@ class Tensor:
     @op("sum")
     @_on_device
     def sum(self) -> Tensor:
-        """Sum of every element, shape [1]."""
+        """Sum of every element, shape [1] (whose gradient, one element, broadcasts to any shape)."""
         shape = self.array.shape
         out = mx.sum(self.array).reshape(1)
-        return _unary("sum", self, out, lambda g: mx.broadcast_to(g.reshape(()), shape))
+        return _unary("sum", self, out, lambda g: mx.broadcast_to(g, shape))
 
     @op("mean")
     @_on_device
@@ -415,10 +415,7 @@ class Tensor:
         """Mean of every element, shape [1]."""
         shape, n = self.array.shape, self.array.size
 
-        def backward(g: mx.array) -> mx.array:
-            return mx.broadcast_to(g.reshape(()) / n, shape)
-
-        return _unary("mean", self, mx.mean(self.array).reshape(1), backward)
+        return _unary("mean", self, mx.mean(self.array).reshape(1), lambda g: mx.broadcast_to(g / n, shape))
 
     @op("sum_dim")
     @_on_device
