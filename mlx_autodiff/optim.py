@@ -117,32 +117,17 @@ class AdamConfig:
 
     def init(self) -> Optimizer:
         moments: dict[ParamId, tuple[mx.array, mx.array, int]] = {}
-        constants: dict[tuple[tuple[int, ...], mx.Dtype], tuple[mx.array, ...]] = {}
-
-        def coefficients(like: mx.array) -> tuple[mx.array, ...]:
-            """beta_1, 1 - beta_1, beta_2, 1 - beta_2 and epsilon, as arrays shaped like `like`.
-
-            Made once per shape: a Python number in an MLX op is broadcast to the
-            array's shape anew each time, one more node for every step to evaluate.
-            The values, so every step's result, are the same.
-            """
-            key = (like.shape, like.dtype)
-            if key not in constants:
-                numbers = (self.beta_1, 1 - self.beta_1, self.beta_2, 1 - self.beta_2, self.epsilon)
-                constants[key] = tuple(mx.full(like.shape, number, like.dtype) for number in numbers)
-            return constants[key]
 
         def update(param_id: ParamId, values: mx.array, grad: mx.array, lr: float) -> mx.array:
             state = moments.get(param_id)
             m, v, t = state if state is not None else (mx.zeros_like(grad), mx.zeros_like(grad), 0)
-            beta_1, rest_1, beta_2, rest_2, epsilon = coefficients(grad)
-            m = beta_1 * m + rest_1 * grad
-            v = beta_2 * v + rest_2 * grad * grad
+            m = self.beta_1 * m + (1 - self.beta_1) * grad
+            v = self.beta_2 * v + (1 - self.beta_2) * grad * grad
             t += 1
             moments[param_id] = (m, v, t)
             m_hat = m / (1 - self.beta_1**t)
             v_hat = v / (1 - self.beta_2**t)
-            return values - lr * m_hat / (mx.sqrt(v_hat) + epsilon)
+            return values - lr * m_hat / (mx.sqrt(v_hat) + self.epsilon)
 
         return Optimizer(update)
 
