@@ -30,7 +30,7 @@ from mlx_autodiff import (
     Tensor,
     UntrackedBackwardError,
 )
-from mlx_autodiff.scenarios import COMBINATIONS, initialized, run, run_isolated
+from mlx_autodiff.scenarios import COMBINATIONS, SCENARIOS, initialized, run, run_isolated
 
 PAGE = Path(__file__).resolve().parents[1] / "book" / "a5-who-says-what.md"
 
@@ -192,6 +192,31 @@ def test_row_bytes():
     assert moved.array is leaf.array, "the same MLX array: nothing is copied"
     assert moved.device == METAL and (moved * 2.0).device == METAL, "later ops run on the target"
     assert mx.array_equal(leaf.to_device(METAL).array, leaf.array).item()
+
+
+def test_row_consumed_elsewhere():
+    """A case the article does not run: two backward passes in one step (gradient accumulation)."""
+    model = initialized(FLEX.autodiff()).to_device(METAL)
+    x, y = data()
+    MseLoss().forward(model.forward(x), y, Reduction.MEAN).backward()
+    with pytest.raises(TapeConsumedError) as caught:
+        MseLoss().forward(model.forward(x), y, Reduction.MEAN).backward()
+    assert ARTICLE_TAPE_CONSUMED.match(str(caught.value)), str(caught.value)
+    assert caught.value.node.requirement is Requirement.GRAD_IN_BACKWARD
+
+
+def test_row_direct_unread():
+    direct = SCENARIOS["direct"]
+    assert direct.read_first is False
+    assert [p.is_initialized() for p in direct.build().params()] == [False, False]
+
+
+def test_row_seeds():
+    def weights() -> list:
+        FLEX.seed(0)
+        return initialized(FLEX).weight.val().array.tolist()
+
+    assert weights() == weights(), "the same seed, the same initial weights"
 
 
 def table_rows() -> list[list[str]]:
