@@ -24,6 +24,9 @@ APPENDIX = BOOK / "a5-who-says-what.md"
 MARKER = re.compile(r"\{(?P<role>engine-choice|engine-extension|versions-differ)\}`(?P<row>[^`]*)`")
 ROLE_KIND = {"engine-choice": "choice", "engine-extension": "extension", "versions-differ": "differ"}
 
+SENTENCE = r"(?:(?!\.\s|\n\s*\n).)*?"
+"""Text within one sentence: no full stop before a space, no blank line (`metal.autodiff` is within)."""
+
 SHOWN_BY: dict[str, re.Pattern[str]] = {
     # The guard and the rescue of exercise 6.2 read the stored flag after an autodiff move, and a
     # page that says what that flag does after such a move shows it.
@@ -34,8 +37,14 @@ SHOWN_BY: dict[str, re.Pattern[str]] = {
     "bytes": re.compile(r"same MLX array|copies the\s+(?:data|bytes)|copies nothing", re.S),
     # A page that says how the engine's losses repeat: seeded generators.
     "seeds": re.compile(r"seeds both devices|own seeded generator", re.S),
-    # A page that says whether `direct` was read.
-    "direct_unread": re.compile(r"`direct`[^.]*\bunread|\bunread[^.]*`direct`", re.S),
+    # A page that says whether `direct` was read, or which of the explorer's combinations is `direct`.
+    "direct_unread": re.compile(
+        rf"`direct`{SENTENCE}\b(?:unread|not read)\b|\b(?:unread|not read)\b{SENTENCE}`direct`", re.S),
+    # A page whose guard flags `plain-fork`, or that says what a plain `fork` does to the stored flag
+    # (and so what `.train()` after it does).
+    "flag_plain_fork": re.compile(
+        r"\"plain-fork\"\]:\s+try:\s+assert_trainable\(|flag through\s+a\s+plain\s+`fork`"
+        rf"|plain{SENTENCE}`fork`{SENTENCE}stored flag|plain{SENTENCE}stored flag{SENTENCE}`fork`", re.S),
     # The step-1 panic in a case the article does not run: two backward passes in one step,
     # a model moved to where it is, or moved twice, or read halfway.
     "consumed_elsewhere": re.compile(
