@@ -30,7 +30,9 @@ from mlx_autodiff import (
     Tensor,
     UntrackedBackwardError,
 )
-from mlx_autodiff.scenarios import COMBINATIONS, initialized, run, run_isolated
+from mlx_autodiff.guard import NotTrainableError, assert_trainable
+from mlx_autodiff.methods import TARGET
+from mlx_autodiff.scenarios import COMBINATIONS, SCENARIOS, initialized, run, run_isolated
 
 PAGE = Path(__file__).resolve().parents[1] / "book" / "a5-who-says-what.md"
 
@@ -93,6 +95,18 @@ def test_row_flag_plain_move():
     trained = moved.train()
     assert all(p.is_require_grad() for p in trained.params())
     assert gradient_counts(trained) == [2, 2]
+
+
+def test_row_flag_plain_fork():
+    forked = initialized(FLEX).fork(METAL)
+    assert [p.val().node for p in forked.params()] == [None, None], "a plain tensor stays plain"
+    flags = [(p.lazy_is_require_grad(), p.is_require_grad()) for p in forked.params()]
+    assert flags == [(True, False)] * 2, "the stored flag is kept; the tensor does not require grad"
+    with pytest.raises(NotTrainableError):
+        assert_trainable(forked)
+    assert gradient_counts(forked.train()) == [2, 2]
+    explored = COMBINATIONS[("flex", True, "fork then train()")]
+    assert run(explored, steps=2).outcome == "trains", "the explorer trains it, as chapter 8.9 says"
 
 
 def test_row_flag_autodiff_move():
@@ -192,6 +206,48 @@ def test_row_bytes():
     assert moved.array is leaf.array, "the same MLX array: nothing is copied"
     assert moved.device == METAL and (moved * 2.0).device == METAL, "later ops run on the target"
     assert mx.array_equal(leaf.to_device(METAL).array, leaf.array).item()
+
+
+def test_row_consumed_elsewhere():
+    """A case the article does not run: two backward passes in one step (gradient accumulation)."""
+    model = initialized(FLEX.autodiff()).to_device(METAL)
+    x, y = data()
+    MseLoss().forward(model.forward(x), y, Reduction.MEAN).backward()
+    with pytest.raises(TapeConsumedError) as caught:
+        MseLoss().forward(model.forward(x), y, Reduction.MEAN).backward()
+    assert ARTICLE_TAPE_CONSUMED.match(str(caught.value)), str(caught.value)
+    assert caught.value.node.requirement is Requirement.GRAD_IN_BACKWARD
+
+
+def test_row_direct_unread():
+    """Built unread; `run` reads `model.weight.is_require_grad()` before the data, a forward pass the bias."""
+    direct = SCENARIOS["direct"]
+    assert direct.read_first is False
+    assert [p.is_initialized() for p in direct.build().params()] == [False, False]
+
+    def first_loss(weight_before_data: bool) -> tuple[list[bool], float]:
+        Device.flex().seed(0)
+        Device.metal().seed(0)
+        model = direct.build()
+        if weight_before_data:
+            model.weight.is_require_grad()
+        TARGET.seed(1)
+        x = Tensor.random([32, 4], Distribution.uniform(-1.0, 1.0), TARGET)
+        built = [p.is_initialized() for p in model.params()]
+        return built, MseLoss().forward(model.forward(x), x.sum_dim(1), Reduction.MEAN).into_scalar()
+
+    built, loss = first_loss(weight_before_data=True)
+    assert built == [True, False], "the weight is built before the data are drawn, the bias after"
+    assert run("direct", steps=1).steps[0].loss == loss, "run builds them in that order"
+    assert first_loss(weight_before_data=False)[1] != loss, "the order shows in the first loss"
+
+
+def test_row_seeds():
+    def weights() -> list:
+        FLEX.seed(0)
+        return initialized(FLEX).weight.val().array.tolist()
+
+    assert weights() == weights(), "the same seed, the same initial weights"
 
 
 def table_rows() -> list[list[str]]:

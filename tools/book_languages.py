@@ -367,6 +367,30 @@ class KeepTranslatedExercises(SphinxTransform):
                 entry["node"] = node.deepcopy()
 
 
+class SourceNestedTables(SphinxTransform):
+    """A table inside a directive (appendix 5's, in a `{container}`) made translatable: MyST 4 leaves
+    its cells' paragraphs without a `source`, which Sphinx's gettext builder and Locale transform need
+    (sphinx/util/nodes.py, `is_translatable`), so they were neither extracted nor translated. Each
+    gets its table's nearest ancestor's source and line, before Locale runs."""
+
+    default_priority = 19  # before Sphinx's Locale transform (20)
+
+    def apply(self, **kwargs: Any) -> None:
+        for table in self.document.findall(nodes.table):
+            holder = next((a for a in _ancestors(table) if a.source), None)
+            if holder is None:
+                continue
+            for text in table.findall(nodes.TextElement):
+                if not text.source:
+                    text.source, text.line = holder.source, holder.line
+
+
+def _ancestors(node: nodes.Node):
+    while node.parent is not None:
+        node = node.parent
+        yield node
+
+
 class PickEdition(SphinxPostTransform):
     """Each raw HTML output in the page's language alone (mlx_autodiff/editions.py)."""
 
@@ -456,6 +480,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_post_transform(TranslateExecutionTable)
     app.add_transform(TranslateTocCaptions)
     app.add_transform(KeepTranslatedExercises)
+    app.add_transform(SourceNestedTables)
     app.connect("config-inited", add_switcher)
     app.connect("config-inited", theme_words)
     app.connect("config-inited", search_dictionary)

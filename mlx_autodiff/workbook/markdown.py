@@ -4,7 +4,8 @@ JupyterLab knows CommonMark, not MyST: a role such as {glue:text}`loss0:.4f`
 would show as raw text, a directive as a code block, and a link to a sibling
 `.md` file would lead nowhere from the reader's folder. So glued values are
 filled in from the built book when it is current (else the role says where
-the value is), other roles become their text, admonitions become quotes,
+the value is), a provenance marker becomes its link to appendix 5, other
+roles become their text, admonitions become quotes,
 tabs become headed paragraphs, included code is included, a glued figure
 points at the page, and links to chapters point at the same edition of the
 published book (`html.baseurl`), or of the book as `make book` serves it
@@ -199,6 +200,8 @@ def _roles(text: str, chapter: Chapter, glued: Glued, site: Site) -> str:
 def _role(role: str, content: str, chapter: Chapter, glued: Glued, site: Site) -> str:
     if role == "glue" or role.startswith("glue:"):
         return _glued(role, content, chapter, glued, site)
+    if role in PROVENANCE:
+        return marker_link(role, content.strip(), site)
     if role in ("math", "m"):
         return f"${content}$"
     titled = _TITLED.match(content)
@@ -207,6 +210,17 @@ def _role(role: str, content: str, chapter: Chapter, glued: Glued, site: Site) -
     if role in ("ref", "numref", "doc", "term", "any"):
         return content.rsplit("/", 1)[-1].replace("-", " ")
     return content
+
+
+PROVENANCE = {"engine-choice": "choice", "engine-extension": "extension", "versions-differ": "differ"}
+"""The provenance markers (tools/provenance.py): role -> its words in the part "provenance"."""
+
+
+def marker_link(role: str, row: str, site: Site) -> str:
+    """A provenance marker as the page shows it: its words, linking to its row of appendix 5."""
+    said = words(site.language, "provenance")
+    url = site.page("book/a5-who-says-what", "row-" + row.replace("_", "-"))
+    return f"[{said[PROVENANCE[role]]}]({url})"
 
 
 def _glued(role: str, content: str, chapter: Chapter, glued: Glued, site: Site) -> str:
