@@ -117,10 +117,11 @@ async function main(argv) {
     process.stderr.write(`${w.cli.usage}\n${w.cli["no-paths"]}\n`);
     return 2;
   }
-  const sources = [];
+  // Each PATH is one crate: calls and struct fields are followed across the files under it.
+  const crates = [];
   for (const path of options.paths) {
     if (path === "-") {
-      sources.push(readSource("-", "<stdin>"));
+      crates.push([readSource("-", "<stdin>")]);
       continue;
     }
     const files = rustFiles(path);
@@ -129,14 +130,14 @@ async function main(argv) {
       continue;
     }
     if (!files.length) process.stderr.write(`${say(w.cli["no-files"], { path })}\n`);
-    for (const file of files) sources.push(readSource(file, relative(process.cwd(), file) || file));
+    else crates.push(files.map((file) => readSource(file, relative(process.cwd(), file) || file)));
   }
-  if (!sources.length) return 2;
+  if (!crates.length) return 2;
   await Parser.init();
   const parser = new Parser();
   parser.setLanguage(await Language.load(GRAMMAR));
   const link = (page, anchor) => say(options.chapterUrl, { page, anchor });
-  const report = renderReport(checkSources(parser, sources), w, link);
+  const report = renderReport(crates.flatMap((sources) => checkSources(parser, sources)), w, link);
   process.stdout.write(options.format === "json" ? `${JSON.stringify(report, null, 1)}\n` : `${text(report, w)}\n`);
   const read = report.files.filter((file) => !file.notices.some((n) => UNREAD.has(n.kind))).length;
   if (report.summary.errors) return 1;

@@ -21,7 +21,7 @@ export function how(step, path, words) {
   if (!step) return "";
   const values = { ...step, where: where(step, path, words) };
   if (step.forward) values.forward = where(step.forward, path, words);
-  if (step.inner) values.inner = how(step.inner, step.inner.path ?? path, words);
+  if (step.inner) values.inner = how(step.inner, path, words);
   return say(words.how[step.kind], values);
 }
 

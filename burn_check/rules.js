@@ -838,10 +838,16 @@ class Frame {
   }
 }
 
-/** Does this loop body train: a backward pass and an optimizer step or `from_grads`? */
+/** Is this the innermost loop whose body trains (a backward pass, and an optimizer step or
+ *  `from_grads`)? An epoch loop around a batch loop is not reported again. */
 function trainsInside(body) {
-  const text = body.text;
-  return /\.backward\s*\(/.test(text) && (/from_grads\s*\(/.test(text) || /\.step\s*\(/.test(text));
+  const trains = (node) => {
+    const text = node.text;
+    return /\.backward\s*\(/.test(text) && (/from_grads\s*\(/.test(text) || /\.step\s*\(/.test(text));
+  };
+  if (!trains(body)) return false;
+  const nested = (node) => node.namedChildren.some((child) => (LOOPS.has(child.type) && trains(child)) || nested(child));
+  return !nested(body);
 }
 
 /** Does the function compare a `GradientsParams::len()` or assert an `is_require_grad()` anywhere? */

@@ -1,0 +1,282 @@
+"""burn-check, the command: every case of tests/burn_check_cases/ gives the findings its `//~` markers
+expect, the article's program is flagged where the article's runs failed, a crate is read across its
+files (target/ skipped), and bad input gets a message, not a crash.
+
+A case marks each line that must be flagged with `//~ <rule>` at its end; a case with no marker must
+give no finding at all. The same cases go through chapter 12's page in tests/test_burn_check_page.py.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from burn_check import EXAMPLES, FOLDER
+from burn_check.command import CheckerNotInstalledError, command, require_modules, run
+
+ROOT = Path(__file__).resolve().parent.parent
+CASES = sorted((ROOT / "tests" / "burn_check_cases").glob("*.rs"))
+CRATE = ROOT / "tests" / "burn_check_crate"
+ARTICLE = EXAMPLES / "article.rs"
+MARKER = re.compile(r"//~\s*(.+)$")
+RULE_IDS = {"moved-then-trained", "same-device-move", "fork-after-to_device", "plain-without-train",
+            "no-step-0-check"}
+
+
+def expected(path: Path) -> list[tuple[int, str]]:
+    """The (line, rule) pairs a case's markers ask for."""
+    found = []
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        marker = MARKER.search(line)
+        if marker:
+            found += [(number, rule) for rule in marker.group(1).split()]
+    return sorted(found)
+
+
+def findings(report_file: dict[str, Any]) -> list[tuple[int, str]]:
+    return sorted((finding["line"], finding["rule"]) for finding in report_file["findings"])
+
+
+def check(*arguments: str, cwd: Path = ROOT) -> tuple[int, dict[str, Any]]:
+    result = run(["--format", "json", *arguments], cwd=cwd)
+    assert result.stderr == "" or result.returncode == 2, result.stderr
+    return result.returncode, json.loads(result.stdout) if result.stdout else {}
+
+
+@pytest.fixture(scope="module")
+def report() -> dict[str, Any]:
+    """One run over every case, each case a crate of its own (each PATH is one)."""
+    code, parsed = check(*[str(path.relative_to(ROOT)) for path in CASES])
+    assert code == 1
+    return {Path(file["path"]).name: file for file in parsed["files"]}
+
+
+def test_the_table_has_forty_cases_about_half_of_them_flagged() -> None:
+    flagged = [path for path in CASES if any(rule != "no-step-0-check" for _, rule in expected(path))]
+    assert len(CASES) >= 40
+    assert 0.4 <= len(flagged) / len(CASES) <= 0.6, f"{len(flagged)} of {len(CASES)} flagged"
+    for path in CASES:
+        assert path.name.startswith("flag_") == (path in flagged), f"{path.name}: its name says otherwise"
+        assert {rule for _, rule in expected(path)} <= RULE_IDS, path.name
+
+
+@pytest.mark.parametrize("case", CASES, ids=[path.stem for path in CASES])
+def test_each_case_gives_exactly_the_findings_it_expects(case: Path, report: dict[str, Any]) -> None:
+    assert findings(report[case.name]) == expected(case)
+
+
+def test_a_finding_says_what_where_why_the_fix_and_the_chapter(report: dict[str, Any]) -> None:
+    finding = report["flag_custom_loop.rs"]["findings"][0]
+    assert (finding["line"], finding["column"]) == (6, 27)  # the `to_device` of `model.to_device(&gpu)`
+    assert (finding["rule"], finding["number"], finding["severity"]) == ("moved-then-trained", 1, "error")
+    assert "`model` is moved here with `to_device`" in finding["sentence"]
+    assert "the optimizer's `step` at line 11" in finding["sentence"]
+    assert "`.fork(&gpu)`" in finding["fix"]
+    assert finding["assumed"][0] == "the function that built it reads its parameters, as the article's " \
+        "`initialized` does"
+    unknown = report["flag_struct_field.rs"]["findings"][0]  # a parameter: where it came from is not known
+    assert unknown["assumed"][0].startswith("its parameters were read (loaded, printed or used) before")
+    url = finding["chapter"]["url"]
+    assert url.endswith("/en/book/03-not-a-leaf.html#the-parameter-is-to-device-s-output")
+
+
+# ----- the article's program ---------------------------------------------------------------------------
+
+def article_lines() -> dict[str, int]:
+    """The line of each method's arm in the article's `main`."""
+    arms = {}
+    for number, line in enumerate(ARTICLE.read_text(encoding="utf-8").splitlines(), start=1):
+        match = re.match(r'\s*"([\w-]+)" => train', line)
+        if match:
+            arms[match.group(1)] = number
+    return arms
+
+
+def test_the_articles_program_is_flagged_where_the_articles_runs_failed() -> None:
+    code, parsed = check(str(ARTICLE.relative_to(ROOT)))
+    assert code == 1
+    arms = article_lines()
+    assert set(arms) == {"direct", "ad-to_device", "plain-to_device", "lazy-to_device", "ad-fork",
+                         "plain-fork", "plain-to_device-train"}
+    by_line: dict[int, list[dict[str, Any]]] = {}
+    for finding in parsed["files"][0]["findings"]:
+        by_line.setdefault(finding["line"], []).append(finding)
+    source = ARTICLE.read_text(encoding="utf-8").splitlines()
+
+    def rule_at(method: str) -> list[str]:
+        return [finding["rule"] for finding in by_line.get(arms[method], [])]
+
+    assert rule_at("ad-to_device") == ["moved-then-trained"]
+    assert rule_at("plain-to_device") == ["plain-without-train"]
+    assert rule_at("plain-fork") == ["plain-without-train"]  # the article: the same as plain-to_device
+    for method in ["direct", "lazy-to_device", "ad-fork", "plain-to_device-train"]:
+        assert rule_at(method) == [], method
+    moved = by_line[arms["ad-to_device"]][0]
+    assert source[moved["line"] - 1][moved["column"] - 1:].startswith("to_device(&metal)")
+    plain = by_line[arms["plain-to_device"]][0]
+    assert source[plain["line"] - 1][plain["column"] - 1:].startswith("to_device(&metal)")
+    assert "`.train()`" in plain["fix"]
+    # The article's train prints grads.len() but compares it with nothing: rule 5, for information.
+    loop = [f for f in parsed["files"][0]["findings"] if f["rule"] == "no-step-0-check"]
+    assert [source[f["line"] - 1].strip() for f in loop] == ["for _ in 0..5 {"]
+
+
+# ----- a crate -------------------------------------------------------------------------------------------
+
+def test_a_crate_is_read_across_its_files_and_target_is_skipped() -> None:
+    code, parsed = check(str(CRATE.relative_to(ROOT)))
+    assert code == 1
+    assert [file["path"] for file in parsed["files"]] == [
+        "tests/burn_check_crate/src/main.rs", "tests/burn_check_crate/src/training.rs"]
+    main_rs = parsed["files"][0]
+    assert findings(main_rs) == expected(CRATE / "src" / "main.rs")
+    assert "tests/burn_check_crate/src/training.rs:8" in main_rs["findings"][0]["sentence"]
+
+
+def test_two_paths_are_two_crates(tmp_path: Path) -> None:
+    """A function of one PATH does not train what another PATH hands to a function of that name."""
+    (tmp_path / "a.rs").write_text(
+        "fn main() { let m = load(&Device::flex().autodiff()).to_device(&gpu); fit(m); }\n", encoding="utf-8")
+    training = (CRATE / "src" / "training.rs").read_text(encoding="utf-8")
+    (tmp_path / "b.rs").write_text(training, encoding="utf-8")
+    code, _ = check(str(tmp_path / "a.rs"), str(tmp_path / "b.rs"))
+    assert code == 0
+    code, _ = check(str(tmp_path))
+    assert code == 1
+
+
+# ----- output for people, exit status, help -----------------------------------------------------------
+
+def test_text_output_gives_file_line_column_rule_fix_and_chapter_and_exits_1() -> None:
+    result = run([str(ARTICLE.relative_to(ROOT))], cwd=ROOT)
+    assert result.returncode == 1
+    lines = result.stdout.splitlines()
+    arm = article_lines()["ad-to_device"]
+    head = next(line for line in lines if line.startswith(f"burn_check/examples/article.rs:{arm}:"))
+    assert head.endswith("error[1 moved-then-trained] Moved, then trained")
+    at = lines.index(head)
+    assert lines[at + 2].startswith("  fix: Move a model you will train with `fork`")
+    assert lines[at + 4].startswith("  see: Chapter 3, http")
+    assert lines[-1] == "Files read: 1. To fix: 3. For information: 1."
+
+
+def test_the_chinese_findings_are_in_chinese() -> None:
+    result = run(["--language", "zh_CN", str(ARTICLE.relative_to(ROOT))], cwd=ROOT)
+    assert result.returncode == 1
+    assert "搬过去，然后训练" in result.stdout and "修法：" in result.stdout
+    assert "/zh_CN/book/03-not-a-leaf.html" in result.stdout
+    assert result.stdout.splitlines()[-1] == "读取的文件：1。需要修：3。仅供参考：1。"
+
+
+def test_information_only_findings_leave_the_exit_status_0() -> None:
+    code, parsed = check("tests/burn_check_cases/ok_valid_for_validation.rs")
+    assert code == 0
+    assert [f["rule"] for f in parsed["files"][0]["findings"]] == ["no-step-0-check"]
+    assert parsed["summary"] == {"files": 1, "errors": 0, "infos": 1}
+
+
+@pytest.mark.parametrize("language", ["en", "zh_CN"])
+def test_help_says_it_reads_syntax_not_types(language: str) -> None:
+    result = run(["--help", "--language", language])
+    assert result.returncode == 0
+    assert ("reads syntax, not types" if language == "en" else "读的是语法，不是类型") in result.stdout
+    assert "--format json" in result.stdout and "target/" in result.stdout
+
+
+# ----- bad input ----------------------------------------------------------------------------------------
+
+def one_file(tmp_path: Path, content: bytes, name: str = "input.rs") -> tuple[int, dict[str, Any]]:
+    path = tmp_path / name
+    path.write_bytes(content)
+    return check(str(path))
+
+
+def test_not_rust_is_said_and_nothing_is_checked(tmp_path: Path) -> None:
+    code, parsed = one_file(tmp_path, b"def train(model):\n    model = model.to(device)\n    return model\n")
+    assert code == 2
+    [notice] = parsed["files"][0]["notices"]
+    assert notice["kind"] == "not-rust" and notice["message"].startswith("This does not look like Rust")
+    assert parsed["files"][0]["findings"] == []
+
+
+def test_a_syntax_error_is_located_and_the_rest_is_still_checked(report: dict[str, Any]) -> None:
+    case = report["flag_syntax_error_rest.rs"]
+    [notice] = case["notices"]
+    assert notice["kind"] == "syntax-error" and (notice["line"], notice["column"]) == (3, 11)
+    assert "Syntax error at line 3, column 11" in notice["message"]
+    assert findings(case) == [(9, "moved-then-trained")]
+
+
+def test_a_5_mb_file_is_not_read_and_says_why(tmp_path: Path) -> None:
+    line = b"fn f() { let model = model.to_device(&device); }\n"
+    code, parsed = one_file(tmp_path, line * (5_000_000 // len(line) + 1))
+    assert code == 2
+    [notice] = parsed["files"][0]["notices"]
+    assert notice["kind"] == "too-large"
+    assert notice["message"].startswith("Not read: 5.0 MB is more than the 1.0 MB")
+
+
+def test_an_empty_file_has_nothing_to_check(tmp_path: Path) -> None:
+    code, parsed = one_file(tmp_path, b"  \n\n")
+    assert code == 0
+    assert [n["kind"] for n in parsed["files"][0]["notices"]] == ["empty"]
+
+
+def test_non_utf8_bytes_are_located(tmp_path: Path) -> None:
+    code, parsed = one_file(tmp_path, "fn main() { // é\n}\n".encode().replace("é".encode(), b"\xe9"))
+    assert code == 2
+    [notice] = parsed["files"][0]["notices"]
+    assert notice["kind"] == "not-utf8" and "offset 15" in notice["message"]
+
+
+def test_a_missing_path_or_a_folder_without_rust_exits_2_with_a_message(tmp_path: Path) -> None:
+    result = run([str(tmp_path / "nowhere")])
+    assert result.returncode == 2 and "no such file or folder" in result.stderr
+    result = run([str(tmp_path)])
+    assert result.returncode == 2 and "no .rs files under" in result.stderr
+    result = run(["--format", "yaml", str(ARTICLE)])
+    assert result.returncode == 2 and "--format takes one of: text, json" in result.stderr
+
+
+def test_standard_input_is_read() -> None:
+    result = subprocess.run(command(["--format", "json", "-"]), input=ARTICLE.read_text(encoding="utf-8"),
+                            capture_output=True, text=True, check=False)
+    assert result.returncode == 1
+    assert json.loads(result.stdout)["files"][0]["path"] == "<stdin>"
+
+
+def test_a_missing_install_says_to_run_make_setup(tmp_path: Path) -> None:
+    with pytest.raises(CheckerNotInstalledError, match=r"run `make setup`.*npm ci"):
+        require_modules(tmp_path)
+
+
+# ----- the words -----------------------------------------------------------------------------------------
+
+def leaves(table: Any, path: str = "") -> dict[str, str]:
+    if isinstance(table, dict):
+        return {key: text for name, value in table.items()
+                for key, text in leaves(value, f"{path}.{name}" if path else name).items()}
+    return {path: table}
+
+
+def test_both_languages_have_every_key_with_the_same_placeholders() -> None:
+    english = leaves(json.loads((FOLDER / "words" / "en.json").read_text(encoding="utf-8")))
+    chinese = leaves(json.loads((FOLDER / "words" / "zh_CN.json").read_text(encoding="utf-8")))
+    assert english.keys() == chinese.keys()
+    for key, text in english.items():
+        assert set(re.findall(r"\{(\w+)\}", chinese[key])) == set(re.findall(r"\{(\w+)\}", text)), key
+
+
+def test_every_rule_and_assumption_the_rules_name_has_words() -> None:
+    source = (FOLDER / "rules.js").read_text(encoding="utf-8")
+    words = json.loads((FOLDER / "words" / "en.json").read_text(encoding="utf-8"))
+    assert set(re.findall(r'^  "([\w-]+)": \{ number', source, re.M)) == set(words["rules"]) == RULE_IDS
+    named = set(re.findall(r'"(initialized|autodiff|[\w]+-reads)"', source))
+    assert named and named <= set(words["assumed"])
+    kinds = set(re.findall(r'kind: "(\w+)"(?:, [\w:. ]+)?, \.\.\.this\.here', source))
+    assert kinds and kinds <= set(words["how"])
