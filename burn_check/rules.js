@@ -131,17 +131,17 @@ function syntaxErrors(root) {
 }
 
 /** Does the parse look like something other than Rust: most of the text inside error nodes, or no
- *  Rust item or statement at all outside them? */
+ *  Rust item or statement at all? (A fragment with an elision, `...`, is Rust with one error.) */
 function unreadable(root, text) {
-  const solid = text.replace(/\s+/g, "").length || 1;
+  const solid = (node) => node.text.replace(/\s+/g, "").length;
   let inError = 0;
-  let readable = 0;
-  for (const child of root.children) {
-    const size = child.text.replace(/\s+/g, "").length;
-    if (child.isError || child.type === "ERROR") inError += size;
-    else if (ITEMS.has(child.type) && !child.hasError) readable += size;
-  }
-  return inError / solid > 0.5 || readable === 0;
+  const walk = (node) => {
+    if (node.isError || node.type === "ERROR") inError += solid(node);
+    else if (node.hasError) for (const child of node.children) walk(child);
+  };
+  walk(root);
+  const readable = root.namedChildren.some((child) => ITEMS.has(child.type) && !child.isError);
+  return inError / (solid(root) || 1) > 0.5 || !readable;
 }
 
 function sortFindings(findings) {
@@ -327,10 +327,10 @@ class World {
     walk(file.root);
   }
 
-  /** Functions a call may reach: same name and kind, those of the caller's file first. */
+  /** Functions a call may reach: same name, and same impl type (`impl` null: a free function); those of
+   *  the caller's file first. */
   candidates(name, method, file, impl) {
-    const all = (this.byName.get(name) ?? []).filter((fn) => fn.method === method
-      && (!method || !impl || fn.impl === impl));
+    const all = (this.byName.get(name) ?? []).filter((fn) => fn.method === method && fn.impl === impl);
     const local = all.filter((fn) => fn.file === file);
     return local.length ? local : all;
   }
@@ -663,10 +663,10 @@ class Frame {
       this.trains(values[0], { kind: "learner", ...this.here(node) });
       return UNKNOWN;
     }
-    const selfCall = plain.path === "Self" || (this.fn?.impl && plain.path === this.fn.impl);
-    const found = plain.path && !selfCall
-      ? this.world.candidates(plain.name, false, this.file, type)
-      : this.world.candidates(plain.name, false, this.file, selfCall ? this.fn?.impl : null);
+    // `f(..)` and `module::f(..)` reach free functions, `Type::f(..)` and `Self::f(..)` that type's.
+    const owner = plain.path === "Self" ? this.fn?.impl ?? null : /^[A-Z]/.test(type) ? type : null;
+    if (type === "Tensor") return derived(...values);
+    const found = this.world.candidates(plain.name, false, this.file, owner);
     if (found.length) return this.through(found, values, node, plain.name, args, scope);
     // A constructor (`Model::new(&device)`, `Config::init(&device)`) or a helper given a device.
     const device = args.findIndex((arg) => looksLikeDevice(arg, scope));
