@@ -15,7 +15,7 @@ const GRAMMAR = join(HERE, "..", "node_modules", "tree-sitter-rust", "tree-sitte
 const LANGUAGES = ["en", "zh_CN"];
 const FORMATS = ["text", "json"];
 const SKIPPED = new Set(["target", "node_modules"]);
-const UNREAD = new Set(["too-large", "not-utf8", "not-rust"]);
+const UNREAD = new Set(["too-large", "not-utf8", "not-rust", "too-deep", "internal"]);
 
 function words(language) {
   return JSON.parse(readFileSync(join(HERE, "words", `${language}.json`), "utf8"));

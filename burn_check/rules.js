@@ -11,6 +11,8 @@
 
 export const MAX_BYTES = 1000000;
 /** A file or paste larger than this is not read: hand-written Rust is far smaller (generated code). */
+export const MAX_DEPTH = 400;
+/** Syntax nested deeper than this is not followed (the rules walk the tree recursively). */
 
 /** The rules, by id. `chapter`/`anchor`: the page of the book that shows it. Rules 1-4 fail a run. */
 export const RULES = {
@@ -71,14 +73,22 @@ function firstInvalidByte(bytes) {
  *  functions are followed across them. Returns [{path, notices, findings}] in the same order. */
 export function checkSources(parser, sources) {
   const files = sources.map((source) => prepare(parser, source));
-  const world = new World(files.filter((file) => file.tree));
-  world.summarize();
+  const world = new World(files.filter((file) => file.root));
+  try {
+    world.summarize();
+  } catch {
+    // Summaries only add what calls between functions show; each file is still checked on its own.
+  }
   for (const file of files) {
-    if (file.tree) {
-      file.findings = world.check(file);
-      file.tree.delete();
+    if (file.root) {
+      try {
+        file.findings = world.check(file);
+      } catch (error) {
+        // A bug of this checker, not of the reader's code: say so for this file and go on with the next.
+        file.notices.push({ kind: "internal", message: String(error?.message ?? error) });
+      }
     }
-    delete file.tree;
+    delete file.root;
   }
   return files.map(({ path, notices, findings }) => ({ path, notices, findings: sortFindings(findings) }));
 }
@@ -101,19 +111,95 @@ function prepare(parser, source) {
     return file;
   }
   const tree = parser.parse(text);
-  const root = tree.rootNode;
+  const root = plainTree(tree, text);
+  tree.delete();
+  if (root.tooDeep) {
+    file.notices.push({ kind: "too-deep", ...root.tooDeep, limit: MAX_DEPTH });
+    return file;
+  }
   if (root.hasError) {
     const errors = syntaxErrors(root);
-    if (unreadable(root, text)) {
+    if (unreadable(root)) {
       file.notices.push({ kind: "not-rust", ...errors[0] });
-      tree.delete();
       return file;
     }
     file.notices.push({ kind: "syntax-error", ...errors[0], more: errors.length - 1 });
   }
-  file.tree = tree;
   file.root = root;
   return file;
+}
+
+/** A syntax node as plain JavaScript: the rules read the tree many times, and each read of a
+ *  web-tree-sitter node crosses into WebAssembly; one walk with a cursor copies what they need. */
+class SyntaxNode {
+  constructor(type, parent, source, cursor) {
+    this.type = type;
+    this.parent = parent;
+    this.source = source;
+    this.startIndex = cursor.startIndex;
+    this.endIndex = cursor.endIndex;
+    this.startPosition = cursor.startPosition;
+    this.endPosition = cursor.endPosition;
+    this.isNamed = cursor.nodeIsNamed;
+    this.isMissing = cursor.nodeIsMissing;
+    this.isError = type === "ERROR";
+    this.hasError = this.isError || this.isMissing;
+    this.children = [];
+    this.namedChildren = [];
+    this.fields = null;
+  }
+
+  get text() {
+    return this.source.slice(this.startIndex, this.endIndex);
+  }
+
+  childForFieldName(name) {
+    return this.fields?.get(name) ?? null;
+  }
+}
+
+function plainTree(tree, source) {
+  const cursor = tree.walk();
+  const root = new SyntaxNode(cursor.nodeType, null, source, cursor);
+  let parent = root;
+  let depth = 1;
+  let more = cursor.gotoFirstChild();
+  while (more) {
+    const child = new SyntaxNode(cursor.nodeType, parent, source, cursor);
+    parent.children.push(child);
+    if (child.isNamed) parent.namedChildren.push(child);
+    const fieldName = cursor.currentFieldName;
+    if (fieldName) {
+      parent.fields ??= new Map();
+      if (!parent.fields.has(fieldName)) parent.fields.set(fieldName, child);
+    }
+    if (depth >= MAX_DEPTH) {
+      cursor.delete();
+      return { tooDeep: at(child) };
+    }
+    if (cursor.gotoFirstChild()) {
+      parent = child;
+      depth += 1;
+      continue;
+    }
+    while (!cursor.gotoNextSibling()) {
+      depth -= 1;
+      if (!cursor.gotoParent() || !(parent = parent.parent)) {
+        more = false;
+        break;
+      }
+    }
+  }
+  cursor.delete();
+  markErrors(root);
+  return root;
+}
+
+function markErrors(node) {
+  for (const child of node.children) {
+    if (markErrors(child)) node.hasError = true;
+  }
+  return node.hasError;
 }
 
 function syntaxErrors(root) {
@@ -132,7 +218,7 @@ function syntaxErrors(root) {
 
 /** Does the parse look like something other than Rust: most of the text inside error nodes, or no
  *  Rust item or statement at all? (A fragment with an elision, `...`, is Rust with one error.) */
-function unreadable(root, text) {
+function unreadable(root) {
   const solid = (node) => node.text.replace(/\s+/g, "").length;
   let inError = 0;
   const walk = (node) => {

@@ -280,3 +280,11 @@ def test_every_rule_and_assumption_the_rules_name_has_words() -> None:
     assert named and named <= set(words["assumed"])
     kinds = set(re.findall(r'kind: "(\w+)"(?:, [\w:. ]+)?, \.\.\.this\.here', source))
     assert kinds and kinds <= set(words["how"])
+
+
+def test_code_nested_too_deep_is_not_followed_and_says_where(tmp_path: Path) -> None:
+    code, parsed = one_file(tmp_path, b"fn main() { let x = " + b"(" * 5000 + b"1" + b")" * 5000 + b"; }\n")
+    assert code == 2
+    [notice] = parsed["files"][0]["notices"]
+    assert notice["kind"] == "too-deep"
+    assert notice["message"].startswith("Not read: the code nests deeper than 400")
