@@ -152,6 +152,16 @@ function setUp(root) {
       checkBox();
     }
   });
+  // A paste larger than the checker reads is refused before it reaches the box, where a browser would
+  // spend seconds laying it out: the reader gets the same notice the command gives for such a file.
+  box.addEventListener("paste", (event) => {
+    const text = event.clipboardData?.getData("text/plain") ?? "";
+    const bytes = new Blob([text]).size;
+    if (bytes > MAX_BYTES) {
+      event.preventDefault();
+      check({ path: "", problem: "too-large", bytes });
+    }
+  });
   box.addEventListener("input", () => {
     if (!Object.values(examples).includes(box.value)) sessionStorage.setItem(STORE, box.value);
   });

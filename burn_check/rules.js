@@ -216,18 +216,25 @@ function syntaxErrors(root) {
   return found.length ? found : [{ line: 1, column: 1 }];
 }
 
-/** Does the parse look like something other than Rust: most of the text inside error nodes, or no
- *  Rust item or statement at all? (A fragment with an elision, `...`, is Rust with one error.) */
+/** Does the parse look like something other than Rust: most of the text in error nodes, or no Rust
+ *  item or statement anywhere? A whole item that parses inside an error node (tree-sitter's recovery
+ *  around a missing brace) is readable; a fragment with an elision (`...`) is Rust with one error. */
 function unreadable(root) {
   const solid = (node) => node.text.replace(/\s+/g, "").length;
-  let inError = 0;
-  const walk = (node) => {
-    if (node.isError || node.type === "ERROR") inError += solid(node);
-    else if (node.hasError) for (const child of node.children) walk(child);
+  const whole = (node) => ITEMS.has(node.type) && !node.hasError;
+  let readable = false;
+  const errorBytes = (node) => {
+    if (ITEMS.has(node.type)) readable = true;
+    if (whole(node)) return 0;
+    if (!node.hasError) return node.isError ? solid(node) : 0;
+    let bytes = 0;
+    for (const child of node.children) {
+      bytes += node.isError && !child.hasError && !whole(child) ? solid(child) : errorBytes(child);
+    }
+    return bytes;
   };
-  walk(root);
-  const readable = root.namedChildren.some((child) => ITEMS.has(child.type) && !child.isError);
-  return inError / (solid(root) || 1) > 0.5 || !readable;
+  const bytes = errorBytes(root);
+  return bytes / (solid(root) || 1) > 0.5 || !readable;
 }
 
 function sortFindings(findings) {
@@ -562,7 +569,7 @@ class Frame {
   // --- expressions
 
   expr(node, scope, reading = true) {
-    if (!node) return UNKNOWN;
+    if (!node || node.type.endsWith("_item")) return UNKNOWN;
     switch (node.type) {
       case "identifier":
       case "self":

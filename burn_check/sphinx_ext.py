@@ -76,8 +76,8 @@ def page_html(language: str | None) -> str:
  wrap="off"></textarea>
 <div class="burn-check-actions">
 <button type="button" class="burn-check-run">{html.escape(page["check"])}</button>
-<label class="burn-check-open">{html.escape(page["open"])}
- <input type="file" accept=".rs,text/plain,text/x-rust"></label>
+<label class="burn-check-open"><input type="file" accept=".rs,text/plain,text/x-rust">
+{html.escape(page["open"])}</label>
 </div>
 <p class="burn-check-status" role="status" aria-live="polite"></p>
 <ol class="burn-check-findings"></ol>

@@ -288,3 +288,13 @@ def test_code_nested_too_deep_is_not_followed_and_says_where(tmp_path: Path) -> 
     [notice] = parsed["files"][0]["notices"]
     assert notice["kind"] == "too-deep"
     assert notice["message"].startswith("Not read: the code nests deeper than 400")
+
+
+def test_a_missing_closing_brace_still_leaves_the_whole_functions_checked(tmp_path: Path) -> None:
+    """tree-sitter's recovery wraps a file whose last brace is missing in one error node: the whole
+    functions inside it are Rust, and are checked."""
+    case = (ROOT / "tests" / "burn_check_cases" / "flag_custom_loop.rs").read_text(encoding="utf-8")
+    code, parsed = one_file(tmp_path, (case + case.replace("fn main", "fn again").rstrip()[:-1]).encode())
+    assert code == 1
+    assert [n["kind"] for n in parsed["files"][0]["notices"]] == ["syntax-error"]
+    assert ("moved-then-trained", 6) in [(f["rule"], f["line"]) for f in parsed["files"][0]["findings"]]
