@@ -7,7 +7,7 @@ import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Language, Parser } from "web-tree-sitter";
 
-import { renderReport, say } from "./report.js";
+import { UNREAD, renderReport, say } from "./report.js";
 import { MAX_BYTES, checkSources, decode } from "./rules.js";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -15,13 +15,22 @@ const GRAMMAR = join(HERE, "..", "node_modules", "tree-sitter-rust", "tree-sitte
 const LANGUAGES = ["en", "zh_CN"];
 const FORMATS = ["text", "json"];
 const SKIPPED = new Set(["target", "node_modules"]);
-const UNREAD = new Set(["too-large", "not-utf8", "not-rust", "too-deep", "internal"]);
 
 function words(language) {
   return JSON.parse(readFileSync(join(HERE, "words", `${language}.json`), "utf8"));
 }
 
 class UsageError extends Error {}
+
+/** The language asked for, read before the rest of the arguments, so that a usage error is said in it. */
+function languageOf(argv) {
+  for (let i = 0; i < argv.length; i++) {
+    const given = argv[i].startsWith("--language=") ? argv[i].slice("--language=".length)
+      : argv[i] === "--language" ? argv[i + 1] : undefined;
+    if (LANGUAGES.includes(given)) return given;
+  }
+  return "en";
+}
 
 function parseArguments(argv) {
   const options = { format: "text", language: "en", chapterUrl: "book/{page}.md#{anchor}", paths: [],
@@ -93,7 +102,7 @@ function text(report, w) {
       lines.push(`  ${say(w.cli.see_line, { chapter: finding.chapter.label, url: finding.chapter.url })}`);
     }
   }
-  lines.push(say(w.cli.summary, report.summary));
+  lines.push(say(report.summary.unread ? w.cli.summary_unread : w.cli.summary, report.summary));
   return lines.join("\n");
 }
 
@@ -103,7 +112,7 @@ async function main(argv) {
     options = parseArguments(argv);
   } catch (error) {
     if (!(error instanceof UsageError)) throw error;
-    const w = words("en");
+    const w = words(languageOf(argv));
     const problem = JSON.parse(error.message);
     process.stderr.write(`${w.cli.usage}\n${say(w.cli[problem.key], problem)}\n`);
     return 2;
@@ -119,6 +128,7 @@ async function main(argv) {
   }
   // Each PATH is one crate: calls and struct fields are followed across the files under it.
   const crates = [];
+  let missing = false;
   for (const path of options.paths) {
     if (path === "-") {
       crates.push([readSource("-", "<stdin>")]);
@@ -127,6 +137,7 @@ async function main(argv) {
     const files = rustFiles(path);
     if (files === null) {
       process.stderr.write(`${say(w.cli["no-path"], { path })}\n`);
+      missing = true;
       continue;
     }
     if (!files.length) process.stderr.write(`${say(w.cli["no-files"], { path })}\n`);
@@ -140,6 +151,8 @@ async function main(argv) {
   const report = renderReport(crates.flatMap((sources) => checkSources(parser, sources)), w, link);
   process.stdout.write(options.format === "json" ? `${JSON.stringify(report, null, 1)}\n` : `${text(report, w)}\n`);
   const read = report.files.filter((file) => !file.notices.some((n) => UNREAD.has(n.kind))).length;
+  // A path that is not there is a mistake in the command line (a typo in CI), even when others were read.
+  if (missing) return 2;
   if (report.summary.errors) return 1;
   return read ? 0 : 2;
 }

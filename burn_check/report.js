@@ -3,9 +3,39 @@
 
 import { RULES } from "./rules.js";
 
-/** `text` with each {name} replaced by `values[name]` (as mlx_autodiff.words.say does). */
+/** `text` with each {name} replaced by `values[name]` (as mlx_autodiff.words.say does). A value quoted
+ *  as code (`` `{name}` ``) that holds a backtick itself gets a longer fence, as Markdown writes it
+ *  (`` `` a`b `` ``), so the code span still ends where the code does. */
 export function say(text, values = {}) {
-  return text.replace(/\{(\w+)\}/g, (whole, name) => (name in values ? String(values[name]) : whole));
+  const fenced = text.replace(/`\{(\w+)\}`/g, (whole, name) => {
+    if (!(name in values) || !String(values[name]).includes("`")) return whole;
+    const longest = Math.max(...String(values[name]).match(/`+/g).map((run) => run.length));
+    const fence = "`".repeat(longest + 1);
+    return `${fence} {${name}} ${fence}`;
+  });
+  return fenced.replace(/\{(\w+)\}/g, (whole, name) => (name in values ? String(values[name]) : whole));
+}
+
+/** Code spans of `text` as [plain, code, plain, ...]: a run of backticks opens a span that the same
+ *  run closes (one space inside each end is padding), as Markdown reads them; page.js shows them. */
+export function codeSpans(text) {
+  const parts = [];
+  let rest = text;
+  for (;;) {
+    const open = /`+/.exec(rest);
+    if (!open) break;
+    const fence = open[0];
+    const close = new RegExp(`(?<!\`)${fence}(?!\`)`, "g");
+    close.lastIndex = open.index + fence.length;
+    const found = close.exec(rest);
+    if (!found) break;
+    let code = rest.slice(open.index + fence.length, found.index);
+    if (code.length > 2 && code.startsWith(" ") && code.endsWith(" ")) code = code.slice(1, -1);
+    parts.push(rest.slice(0, open.index), code);
+    rest = rest.slice(found.index + fence.length);
+  }
+  parts.push(rest);
+  return parts;
 }
 
 /** Where a step happened: "line 17", or "src/train.rs:17" when it is in another file. */
@@ -25,16 +55,26 @@ export function how(step, path, words) {
   return say(words.how[step.kind], values);
 }
 
+/** An assumption: a key of `words.assumed`, or {key, ...values} for one that names a place. */
+function assumption(item, path, words) {
+  if (typeof item === "string") return words.assumed[item];
+  return say(words.assumed[item.key], { ...item, where: where(item, path, words) });
+}
+
 /** A finding of `rules.js` in `words`; `link(chapter, anchor)` makes its chapter's URL. */
 export function renderFinding(finding, path, words, link) {
   const rule = RULES[finding.rule];
   const text = words.rules[finding.rule];
   const values = { ...finding.values };
   values.how = how(values.how, path, words);
-  if (values.moved) values.moved = values.moved.line;
-  if (values.originAt) values.origin = values.originAt.line;
+  if (values.moved) values.moved = where(values.moved, path, words);
+  if (values.originAt) values.origin = where(values.originAt, path, words);
   let sentence = text.sentence;
   let fix = text.fix;
+  if (finding.rule === "moved-then-trained" && values.train) {
+    sentence = text.sentence_train;
+    fix = text.fix_train;
+  }
   if (finding.rule === "fork-after-to_device" && values.via) {
     sentence = text.sentence_via;
     values.function = values.via.function;
@@ -53,7 +93,7 @@ export function renderFinding(finding, path, words, link) {
     title: text.title,
     sentence: say(sentence, values),
     fix: say(fix, values),
-    assumed: finding.assumed.map((key) => words.assumed[key]),
+    assumed: finding.assumed.map((item) => assumption(item, path, words)),
     chapter: { page: rule.chapter, anchor: rule.anchor,
                label: say(words.chapter, { number: words.chapters[rule.chapter] }),
                url: link(rule.chapter, rule.anchor) },
@@ -72,10 +112,14 @@ export function renderNotice(notice, words) {
     values.limit = size(notice.limit, words);
   }
   if (notice.kind === "syntax-error") values.more = notice.more ? say(words.notices.more, { count: notice.more }) : "";
-  const rendered = { kind: notice.kind, message: say(words.notices[notice.kind], values) };
+  const text = notice.unclosed ? words.notices.unclosed : words.notices[notice.kind];
+  const rendered = { kind: notice.kind, message: say(text, values) };
   if (notice.line !== undefined) Object.assign(rendered, { line: notice.line, column: notice.column });
   return rendered;
 }
+
+/** Notices that say a file was not read at all (an empty file was read, and had nothing in it). */
+export const UNREAD = new Set(["too-large", "not-utf8", "not-rust", "too-deep", "internal"]);
 
 /** Every file's findings and notices in `words`: what `--format json` prints and the page shows. */
 export function renderReport(files, words, link) {
@@ -85,9 +129,11 @@ export function renderReport(files, words, link) {
     findings: file.findings.map((finding) => renderFinding(finding, file.path, words, link)),
   }));
   const all = rendered.flatMap((file) => file.findings);
+  const unread = rendered.filter((file) => file.notices.some((notice) => UNREAD.has(notice.kind)));
   return {
     files: rendered,
-    summary: { files: rendered.length, errors: all.filter((f) => f.severity === "error").length,
+    summary: { files: rendered.length - unread.length, unread: unread.length,
+               errors: all.filter((f) => f.severity === "error").length,
                infos: all.filter((f) => f.severity === "info").length },
   };
 }

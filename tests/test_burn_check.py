@@ -20,8 +20,10 @@ from burn_check import EXAMPLES, FOLDER
 from burn_check.command import CheckerNotInstalledError, command, require_modules, run
 
 ROOT = Path(__file__).resolve().parent.parent
-CASES = sorted((ROOT / "tests" / "burn_check_cases").glob("*.rs"))
+CASES_DIR = ROOT / "tests" / "burn_check_cases"
+CASES = sorted(CASES_DIR.glob("*.rs"))
 CRATE = ROOT / "tests" / "burn_check_crate"
+MODULES = ROOT / "tests" / "burn_check_modules"
 ARTICLE = EXAMPLES / "article.rs"
 MARKER = re.compile(r"//~\s*(.+)$")
 RULE_IDS = {"moved-then-trained", "same-device-move", "fork-after-to_device", "plain-without-train",
@@ -85,6 +87,63 @@ def test_a_finding_says_what_where_why_the_fix_and_the_chapter(report: dict[str,
     assert url.endswith("/en/book/03-not-a-leaf.html#the-parameter-is-to-device-s-output")
 
 
+# ----- what a finding assumes, where syntax cannot tell ------------------------------------------------
+
+def case_finding(report: dict[str, Any], name: str, line: int) -> dict[str, Any]:
+    [finding] = [f for f in report[name]["findings"] if f["line"] == line and f["rule"] != "no-step-0-check"]
+    return finding
+
+
+def test_a_move_in_one_branch_is_flagged_assuming_that_branch_runs(report: dict[str, Any]) -> None:
+    finding = case_finding(report, "flag_if_branch_moves.rs", 5)
+    assert "the branch at line 5 is the one that runs" in finding["assumed"][-1]
+    assigned = case_finding(report, "flag_if_branch_moves.rs", 17)  # `model = ..` inside the `if`
+    assert "the branch at line 16 is the one that runs" in assigned["assumed"][-1]
+    arm = case_finding(report, "flag_match_branch_moves.rs", 6)
+    assert "the branch at line 6 is the one that runs" in arm["assumed"][-1]
+
+
+def test_a_helper_that_returns_the_moved_model_is_flagged_at_its_move(report: dict[str, Any]) -> None:
+    finding = case_finding(report, "flag_helper_returns_moved.rs", 3)
+    assert "`place(…)` at line 33 returns it, and `fit(…)` at line 33 trains its parameter `model`" \
+        in finding["sentence"]
+    method = case_finding(report, "flag_helper_returns_moved.rs", 12)
+    assert "`place_on(…)` at line 34 returns it" in method["sentence"]
+
+
+def test_a_method_several_types_have_says_which_one_it_assumed(report: dict[str, Any]) -> None:
+    finding = case_finding(report, "flag_method_name_ambiguous.rs", 20)
+    assert finding["assumed"][-1].startswith("this `fit(…)` is the one at line 4: 2 functions of that name")
+
+
+def test_train_after_a_move_from_an_autodiff_device_needs_fork(report: dict[str, Any]) -> None:
+    finding = case_finding(report, "flag_autodiff_to_device_train.rs", 4)
+    assert "then `.train()` (at line 4) panics" in finding["sentence"]
+    assert "\"Autodiff should not wrap an autodiff tensor.\"" in finding["sentence"]
+    assert finding["fix"].startswith("Move it with `fork` and drop `.train()`: `.fork(&gpu)`")
+    assert finding["assumed"] == ["the function that built it reads its parameters, as the article's "
+                                  "`initialized` does"]  # the autodiff device is written: not assumed
+
+
+def test_columns_count_characters_and_code_with_a_backtick_keeps_its_span(report: dict[str, Any]) -> None:
+    case = ROOT / "tests" / "burn_check_cases" / "flag_backtick_and_wide_characters.rs"
+    finding = case_finding(report, case.name, 5)
+    line = case.read_text(encoding="utf-8").splitlines()[4]
+    assert line[finding["column"] - 1:].startswith("to_device(&gpu)")  # Python counts characters, as rustc
+    assert "`` Mlp::load(\"w`1😀.bpk\", &Device::flex().autodiff()) `` is moved here" in finding["sentence"]
+
+
+def test_a_field_of_a_holder_whose_type_is_not_written_names_the_type_it_assumed(tmp_path: Path) -> None:
+    case = (CASES_DIR / "flag_field_assigned_outside.rs").read_text(encoding="utf-8")
+    case = case.replace("let mut trainer = Trainer::new(ModelConfig::new().init(&gpu));",
+                        "let mut trainer = restore_trainer();")
+    code, parsed = one_file(tmp_path, case.encode())
+    assert code == 1
+    [finding] = [f for f in parsed["files"][0]["findings"] if f["line"] == 22]
+    assert finding["assumed"][-1] == ("`trainer` is a `Trainer`, whose field `model` is trained "
+                                      "(its type is not written where it is made)")
+
+
 # ----- the article's program ---------------------------------------------------------------------------
 
 def article_lines() -> dict[str, int]:
@@ -138,6 +197,33 @@ def test_a_crate_is_read_across_its_files_and_target_is_skipped() -> None:
     assert "tests/burn_check_crate/src/training.rs:8" in main_rs["findings"][0]["sentence"]
 
 
+def test_a_call_reaches_the_function_its_module_path_names() -> None:
+    """infer::run and train::run in src/infer.rs and src/train.rs: `use crate::train::run` makes `run`
+    the training one, and the moved model sent to infer::run is not flagged."""
+    code, parsed = check(str(MODULES.relative_to(ROOT)))
+    assert code == 1
+    by_path = {file["path"]: file for file in parsed["files"]}
+    for path in sorted(MODULES.rglob("*.rs")):
+        file = by_path[str(path.relative_to(ROOT))]
+        assert findings(file) == expected(path), path.name
+    [finding] = by_path["tests/burn_check_modules/src/main.rs"]["findings"]
+    assert "the optimizer's `step` at tests/burn_check_modules/src/train.rs:6" in finding["sentence"]
+
+
+def test_a_call_whose_function_is_not_resolved_says_which_one_it_assumed(tmp_path: Path) -> None:
+    for path in MODULES.rglob("*.rs"):
+        target = tmp_path / path.relative_to(MODULES)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(path.read_text(encoding="utf-8").replace("use crate::train::run;\n", ""),
+                          encoding="utf-8")
+    code, parsed = check(str(tmp_path / "src"))
+    assert code == 1
+    [main] = [file for file in parsed["files"] if file["path"].endswith("main.rs")]
+    [finding] = main["findings"]
+    assert finding["line"] == 11 and finding["assumed"][-1].startswith("this `run(…)` is the one at ")
+    assert "src/train.rs:2: 2 functions of that name are in the code" in finding["assumed"][-1]
+
+
 def test_two_paths_are_two_crates(tmp_path: Path) -> None:
     """A function of one PATH does not train what another PATH hands to a function of that name."""
     (tmp_path / "a.rs").write_text(
@@ -161,7 +247,8 @@ def test_text_output_gives_file_line_column_rule_fix_and_chapter_and_exits_1() -
     assert head.endswith("error[1 moved-then-trained] Moved, then trained")
     at = lines.index(head)
     assert lines[at + 2].startswith("  fix: Move a model you will train with `fork`")
-    assert lines[at + 4].startswith("  see: Chapter 3, http")
+    # `initialized(&flex.autodiff())` reads its parameters on an autodiff device: nothing is assumed.
+    assert lines[at + 3].startswith("  see: Chapter 3, http")
     assert lines[-1] == "Files read: 1. To fix: 3. For information: 1."
 
 
@@ -177,7 +264,7 @@ def test_information_only_findings_leave_the_exit_status_0() -> None:
     code, parsed = check("tests/burn_check_cases/ok_valid_for_validation.rs")
     assert code == 0
     assert [f["rule"] for f in parsed["files"][0]["findings"]] == ["no-step-0-check"]
-    assert parsed["summary"] == {"files": 1, "errors": 0, "infos": 1}
+    assert parsed["summary"] == {"files": 1, "unread": 0, "errors": 0, "infos": 1}
 
 
 @pytest.mark.parametrize("language", ["en", "zh_CN"])
@@ -237,10 +324,29 @@ def test_non_utf8_bytes_are_located(tmp_path: Path) -> None:
 def test_a_missing_path_or_a_folder_without_rust_exits_2_with_a_message(tmp_path: Path) -> None:
     result = run([str(tmp_path / "nowhere")])
     assert result.returncode == 2 and "no such file or folder" in result.stderr
+    clean = str(ROOT / "tests" / "burn_check_cases" / "ok_fork.rs")
+    result = run([clean, str(tmp_path / "nowhere")])  # one of several: still a mistake in the command
+    assert result.returncode == 2 and "no such file or folder" in result.stderr
+    assert result.stdout.splitlines()[-1] == "Files read: 1. To fix: 0. For information: 0."
     result = run([str(tmp_path)])
     assert result.returncode == 2 and "no .rs files under" in result.stderr
     result = run(["--format", "yaml", str(ARTICLE)])
     assert result.returncode == 2 and "--format takes one of: text, json" in result.stderr
+
+
+def test_a_usage_error_is_said_in_the_language_asked_for() -> None:
+    result = run(["--format", "yaml", "--language", "zh_CN", str(ARTICLE)])
+    assert result.returncode == 2
+    assert result.stderr.splitlines() == [
+        "用法：burn-check [--format text|json] [--language en|zh_CN] 路径...", "--format 只接受：text, json"]
+
+
+def test_files_not_read_are_not_counted_as_read(tmp_path: Path) -> None:
+    (tmp_path / "good.rs").write_text("fn main() {}\n", encoding="utf-8")
+    (tmp_path / "latin1.rs").write_bytes(b"fn main() { // \xe9 }\n")
+    result = run([str(tmp_path)])
+    assert result.returncode == 0
+    assert result.stdout.splitlines()[-1] == "Files read: 1 (not read: 1). To fix: 0. For information: 0."
 
 
 def test_standard_input_is_read() -> None:
@@ -296,5 +402,9 @@ def test_a_missing_closing_brace_still_leaves_the_whole_functions_checked(tmp_pa
     case = (ROOT / "tests" / "burn_check_cases" / "flag_custom_loop.rs").read_text(encoding="utf-8")
     code, parsed = one_file(tmp_path, (case + case.replace("fn main", "fn again").rstrip()[:-1]).encode())
     assert code == 1
-    assert [n["kind"] for n in parsed["files"][0]["notices"]] == ["syntax-error"]
+    [notice] = parsed["files"][0]["notices"]
     assert ("moved-then-trained", 6) in [(f["rule"], f["line"]) for f in parsed["files"][0]["findings"]]
+    # Where the error is: the `{` of `fn again` that the file never closes, not line 1, column 1.
+    brace = case.count("\n") + 2
+    assert (notice["kind"], notice["line"], notice["column"]) == ("syntax-error", brace, 12)
+    assert notice["message"].startswith(f"Syntax error: the `{{` at line {brace}, column 12 is never closed")
