@@ -3,12 +3,16 @@
 // by the site beside this file (copied there by burn_check/sphinx_ext.py); no kernel, no network.
 
 import { Language, Parser } from "./web-tree-sitter.js";
-import { renderReport, say } from "./report.js";
+import { codeSpans, renderReport, say } from "./report.js";
 import { MAX_BYTES, checkSources, decode } from "./rules.js";
 
 const STORE = "burn-check:yours";
 /** The reader's own code while an example is in the box: this tab's sessionStorage, so a reload keeps
  *  it and a second tab keeps its own. */
+
+const SHOWN = 200;
+/** At most this many findings and notices are listed: a browser lays out thousands for seconds, and a
+ *  reader reads the first ones; the rest are counted, and the command lists them all. */
 
 let parserReady = null;
 
@@ -27,10 +31,11 @@ function json(root, name) {
   return JSON.parse(root.querySelector(`script[data-burn-check="${name}"]`).textContent);
 }
 
-/** Text with `code` spans, as safe HTML. */
+/** Text with `code` spans (read as report.js writes them), as safe HTML. */
 function inline(text) {
-  const escaped = text.replace(/[&<>"]/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" })[c]);
-  return escaped.replace(/`([^`]+)`/g, "<code>$1</code>");
+  const entities = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;" };
+  const escape = (part) => part.replace(/[&<>"]/g, (c) => entities[c]);
+  return codeSpans(text).map((part, index) => (index % 2 ? `<code>${escape(part)}</code>` : escape(part))).join("");
 }
 
 function element(tag, className, html) {
@@ -40,15 +45,33 @@ function element(tag, className, html) {
   return node;
 }
 
-/** Selects line `line` of the box and scrolls it into view, so the reader lands on it. */
+/** The offset in a JavaScript string (UTF-16 units) of a column counted in characters, as the
+ *  findings count them (rustc's way). */
+function offsetOf(text, column) {
+  let offset = 0;
+  for (let at = 1; at < column && offset < text.length; at++) offset += text.codePointAt(offset) > 0xffff ? 2 : 1;
+  return offset;
+}
+
+let measure = null;
+
+/** Selects line `line` of the box from `column` and scrolls it into view, down and sideways (on a
+ *  phone a long line's column can be far to the right), so the reader lands on it. */
 function goToLine(box, line, column) {
   const lines = box.value.split("\n");
   const start = lines.slice(0, line - 1).reduce((sum, text) => sum + text.length + 1, 0);
-  const end = start + (lines[line - 1] ?? "").length;
+  const text = lines[line - 1] ?? "";
+  const from = offsetOf(text, column ?? 1);
   box.focus();
-  box.setSelectionRange(start + Math.max(0, (column ?? 1) - 1), end);
-  const height = parseFloat(getComputedStyle(box).lineHeight) || 20;
+  box.setSelectionRange(start + from, start + text.length);
+  const style = getComputedStyle(box);
+  const height = parseFloat(style.lineHeight) || 20;
   box.scrollTop = Math.max(0, (line - 3) * height);
+  measure ??= document.createElement("canvas").getContext("2d");
+  measure.font = style.font;
+  const tab = " ".repeat(parseInt(style.tabSize, 10) || 4);
+  const left = measure.measureText(text.slice(0, from).replace(/\t/g, tab)).width;
+  box.scrollLeft = Math.max(0, left - box.clientWidth / 4);
   box.scrollIntoView({ block: "nearest" });
 }
 
@@ -65,6 +88,9 @@ function setUp(root) {
 
   const saved = sessionStorage.getItem(STORE);
   if (saved !== null) yours.hidden = false;
+  // After a reload the box comes back empty: the reader's code kept in this tab goes back in it.
+  const restored = saved !== null && saved.trim() !== "" && box.value === "";
+  if (restored) box.value = saved;
 
   function keepYours() {
     const text = box.value;
@@ -76,8 +102,15 @@ function setUp(root) {
 
   function show(report, lines) {
     list.replaceChildren();
+    let shown = 0;
+    let hidden = 0;
     for (const file of report.files) {
       for (const notice of file.notices) {
+        if (shown >= SHOWN) {
+          hidden += 1;
+          continue;
+        }
+        shown += 1;
         const item = element("li", "burn-check-notice");
         item.dataset.kind = notice.kind;
         if (notice.line !== undefined) item.append(goto(notice.line, notice.column), " ");
@@ -85,6 +118,11 @@ function setUp(root) {
         list.append(item);
       }
       for (const finding of file.findings) {
+        if (shown >= SHOWN) {
+          hidden += 1;
+          continue;
+        }
+        shown += 1;
         const item = element("li", `burn-check-finding burn-check-${finding.severity}`);
         Object.assign(item.dataset, { rule: finding.rule, line: finding.line, column: finding.column });
         const head = element("p", "burn-check-head");
@@ -107,6 +145,7 @@ function setUp(root) {
         list.append(item);
       }
     }
+    if (hidden) list.append(element("li", "burn-check-more", inline(say(words.page.more, { count: hidden }))));
     const { errors, infos } = report.summary;
     const read = report.files.every((file) => !file.notices.some((n) => n.kind !== "syntax-error"));
     status.textContent = !read ? "" : errors + infos === 0 ? words.page.none
@@ -186,6 +225,8 @@ function setUp(root) {
   fileInput.addEventListener("change", async () => {
     const file = fileInput.files[0];
     if (!file) return;
+    // Emptied, so that opening the same file again (after editing it) is a change too.
+    fileInput.value = "";
     if (file.size > MAX_BYTES) {
       await check({ path: file.name, problem: "too-large", bytes: file.size });
       return;
@@ -202,7 +243,7 @@ function setUp(root) {
 
   root.dataset.ready = "true";
   loadParser().then(() => {
-    if (status.textContent === words.page.loading) status.textContent = "";
+    if (status.textContent === words.page.loading) status.textContent = restored ? words.page.restored : "";
   }, (error) => {
     status.textContent = say(words.page["load-failed"], { error: error.message });
     root.dataset.state = "failed";

@@ -33,7 +33,7 @@ TIMING = ROOT / "_build" / "burn-check-timing.json"
 TIMED_LINES, TIMED_RUNS = 500, 7
 
 # What a reader sees of each finding and notice, in the page's words.
-SHOWN_JS = """(root) => [...root.querySelectorAll('.burn-check-findings li')].map(li =>
+SHOWN_JS = """(root) => [...root.querySelectorAll('.burn-check-findings li:not(.burn-check-more)')].map(li =>
   li.matches('.burn-check-notice') ? {kind: li.dataset.kind, message: li.querySelector('span').textContent,
      place: li.querySelector('.burn-check-goto')?.textContent ?? null}
   : {rule: li.dataset.rule, line: Number(li.dataset.line), column: Number(li.dataset.column),
@@ -47,8 +47,21 @@ SHOWN_JS = """(root) => [...root.querySelectorAll('.burn-check-findings li')].ma
 
 
 def plain(text: str) -> str:
-    """Words as the page shows them: `code` spans lose their backticks."""
-    return text.replace("`", "")
+    """Words as the page shows them: `code` spans lose their fences. A span opens with a run of
+    backticks and closes with the same run (one space of padding inside each end dropped), as report.js
+    writes a value that holds a backtick: `` a`b ``."""
+    parts, rest = [], text
+    while (opening := re.search(r"`+", rest)) is not None:
+        fence = opening.group(0)
+        closing = re.compile(rf"(?<!`){fence}(?!`)").search(rest, opening.end())
+        if closing is None:
+            break
+        code = rest[opening.end():closing.start()]
+        if len(code) > 2 and code.startswith(" ") and code.endswith(" "):
+            code = code[1:-1]
+        parts += [rest[:opening.start()], code]
+        rest = rest[closing.end():]
+    return "".join([*parts, rest])
 
 
 def from_command(language: str) -> dict[str, dict[str, Any]]:
@@ -148,6 +161,8 @@ def test_bad_input_is_said_on_the_page(visit, tmp_path: Path) -> None:
                                   arg=[root.element_handle(), done])
     [notice] = root.evaluate(SHOWN_JS)
     assert notice["kind"] == "not-utf8" and "offset 15" in notice["message"]
+    # The control is emptied after each file, so choosing the same file again (edited) is a change.
+    assert root.locator("input[type=file]").input_value() == ""
     assert opened.console_errors() == []
 
 
@@ -162,7 +177,12 @@ def test_the_readers_code_survives_an_example(visit) -> None:
     assert yours.is_visible()
     opened.page.reload()
     root = opened.page.locator("div.burn-check")
-    root.get_by_role("button", name="Your code").click()  # kept across a reload of the tab
+    # Kept across a reload of the tab: back in the box, and the page says so.
+    assert root.locator("textarea").input_value() == "fn mine() { let model = model.to_device(&device); }"
+    opened.page.wait_for_function("(status) => status.textContent.includes('back in the box')",
+                                  arg=root.locator(".burn-check-status").element_handle())
+    root.get_by_role("button", name="A split model").click()
+    root.get_by_role("button", name="Your code").click()
     assert root.locator("textarea").input_value() == "fn mine() { let model = model.to_device(&device); }"
 
 
@@ -189,6 +209,38 @@ def test_the_keyboard_reaches_the_examples_the_check_and_each_line(visit) -> Non
               box.value.slice(box.selectionStart, box.selectionEnd)]; }""")
     assert selected[0] == "burn-check-source" and selected[1] == line
     assert selected[2].startswith("to_device(&metal)")
+
+
+def test_thousands_of_findings_are_counted_and_only_the_first_are_listed(visit) -> None:
+    opened = visit(PAGE, WIDE, "en")
+    root = opened.page.locator("div.burn-check")
+    lines = ["fn main() {", "    let gpu = Device::metal(DeviceKind::DefaultDevice).autodiff();"]
+    for k in range(1500):
+        lines += [f'    let m{k} = Mlp::load("w.bpk", &Device::flex().autodiff()).to_device(&gpu);',
+                  f"    let m{k} = optim.step(1e-3, m{k}, grads);"]
+    shown = check(opened.page, root, "\n".join([*lines, "}"]))
+    assert len(shown) == 200 and all(item["rule"] == "moved-then-trained" for item in shown)
+    assert root.locator("li.burn-check-more").text_content() == \
+        "1300 more not shown here: the command burn-check lists them all."
+    assert root.locator(".burn-check-status").text_content() == "1500 to fix, 0 for information."
+    assert opened.console_errors() == []
+
+
+def test_a_finding_far_right_in_a_long_line_is_scrolled_into_view_at_390_px(visit) -> None:
+    opened = visit(PAGE, NARROW, "en")
+    page = opened.page
+    root = page.locator("div.burn-check")
+    case = ROOT / "tests" / "burn_check_cases" / "flag_backtick_and_wide_characters.rs"
+    long = 'Mlp::load("' + "w😀" * 30 + '.bpk"'  # the move 90 characters to the right: off a phone's box
+    text = case.read_text(encoding="utf-8").replace('Mlp::load("w`1😀.bpk"', long)
+    [finding] = [item for item in check(page, root, text) if item.get("rule") == "moved-then-trained"]
+    root.locator(f"li[data-line='{finding['line']}'] .burn-check-goto").click()
+    seen = root.locator("textarea").evaluate("""(box) => ({
+      selected: box.value.slice(box.selectionStart, box.selectionEnd), left: box.scrollLeft,
+      width: box.clientWidth})""")
+    assert seen["selected"].startswith("to_device(&gpu)")  # the column counts characters: each 😀 is one
+    assert seen["left"] > 0, "the box was not scrolled sideways to the finding's column"
+    assert opened.console_errors() == []
 
 
 @pytest.mark.parametrize("width", [WIDE, NARROW])
