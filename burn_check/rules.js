@@ -1028,7 +1028,13 @@ class Frame {
     const risky = values.findIndex((v) => v.moved && !v.lazy && !v.frozen);
     const index = risky >= 0 ? risky : values.findIndex((v) => v.plain && !v.frozen);
     if (index < 0) {
-      return values.length && values.every((v) => v === values[0]) ? values[0] : derived(...values);
+      if (values.length && values.every((v) => v === values[0])) return values[0];
+      // Built right here in every branch and not read yet: still lazy, wherever each branch builds it.
+      if (values.length && values.every((v) => v.lazy)) {
+        const same = (key) => (values.every((v) => v[key] === values[0][key]) ? values[0][key] : undefined);
+        return { lazy: true, builtOn: same("builtOn"), builtKind: same("builtKind"), ...derived(...values) };
+      }
+      return derived(...values);
     }
     const chosen = values[index];
     if (values.every((v) => v === chosen)) return chosen;
