@@ -508,9 +508,13 @@ function usesOf(root) {
       default:
     }
   };
+  // `use` lines at the top of the file and of its `mod` blocks (one inside a function body is rare).
   const visit = (node) => {
     if (node.type === "use_declaration") walk(field(node, "argument"), []);
-    else for (const child of node.namedChildren) visit(child);
+    else if (node.type === "mod_item" && field(node, "body")) visit(field(node, "body"));
+    else if (node === root || node.type === "declaration_list" || node.isError) {
+      for (const child of node.namedChildren) visit(child);
+    }
   };
   visit(root);
   return found;
@@ -730,6 +734,9 @@ class Frame {
       this.returned(result);
     } else {
       // Statements outside any function (a pasted fragment): the file's top level is their body.
+      const loose = this.file.root.namedChildren.filter((child) => !child.type.endsWith("_item")
+        && !child.type.endsWith("comment") && child.type !== "use_declaration");
+      if (!loose.length) return;
       const found = stepCheck(this.file.root);
       this.checks = found.checks || [...found.calls].some((name) => this.world.checkers.has(name));
       this.statements(this.file.root.namedChildren, this.top);
