@@ -5,7 +5,8 @@ microbenchmarks (`bench_engine`: training steps side by side with MLX's own,
 memory over many steps, graph drawing), then the book's rows (`bench_book`:
 what the last build left, page sizes and the stepper's frame change, read
 after `make test` when the test tiers are timed, since it builds the book
-again; live cells; when asked, the build's time and the test tiers');
+again; burn-check's, `bench_checker`; live cells; when asked, the build's time
+and the test tiers');
 `bench_rows` prints
 the table and keeps it as JSON for the book.
 
@@ -31,6 +32,7 @@ from pathlib import Path
 import mlx.core as mx
 
 from .bench_book import book_rows, built_book_rows, live_rows, test_rows
+from .bench_checker import checker_rows
 from .bench_engine import WORKLOADS, graph_rows, memory_rows, training_rows
 from .bench_rows import Row, load, render, save, table
 from .device import Device, accelerator_backend
@@ -59,10 +61,11 @@ def run(quick: bool = False, book: bool = False, tests: bool = False) -> tuple[l
     rows += training_rows(WORKLOADS[0], scale, loss_first=True)
     rows += memory_rows(100, 1_000 if quick else 10_000)
     rows += graph_rows(3 if quick else 10)
-    built = [] if tests else built_book_rows()  # before book_rows, which removes _build
+    # burn-check's rows read the page's timing from _build too: the command, the page, Burn's own code
+    built = [] if tests else built_book_rows() + checker_rows(quick)  # before book_rows, which removes _build
     timed_builds = (book_rows() if book else []) + (test_rows() if tests else [])
-    if tests:  # make test's build (and its stepper's timing) is the last one
-        built = built_book_rows()
+    if tests:  # make test's build (and its stepper's and checker's timings) is the last one
+        built = built_book_rows() + checker_rows(quick)
     live = [] if quick else live_rows()  # after every build above: it serves the built book
     return rows + built + live + timed_builds, machine()
 

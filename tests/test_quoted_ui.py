@@ -18,6 +18,7 @@ import re
 import pytest
 from book_outputs import ROOT, SITE, book_build, toc_pages  # noqa: F401 (book_build is a fixture)
 
+from burn_check.sphinx_ext import words as checker_words
 from mlx_autodiff.words import PLACEHOLDER, languages, words
 
 MAX_LABEL_WORDS = 4
@@ -43,6 +44,7 @@ def labels(language: str) -> set[str]:
     found = short_texts(words(language, "page")) | short_texts(form)
     found |= short_texts(words(language, "notebook"))
     found |= short_texts(words(language, "download")["link"])
+    found |= short_texts(checker_words(language)["page"]) | short_texts(checker_words(language)["examples"])
     return found
 
 

@@ -1,0 +1,11 @@
+// to_device, then fork "to repair it": fork cannot (chapter 6).
+fn main() {
+    let gpu = Device::metal(DeviceKind::DefaultDevice).autodiff();
+    let model = load_model(&Device::flex().autodiff());
+    let mut model = model.to_device(&gpu).fork(&gpu); //~ fork-after-to_device
+    let mut optim = AdamConfig::new().init();
+    let loss = model.forward(x).mean();
+    let grads = GradientsParams::from_grads(loss.backward(), &model);
+    assert_eq!(grads.len(), 2);
+    model = optim.step(1e-3, model, grads);
+}
