@@ -390,6 +390,9 @@ def prepare(root: Path) -> bool:
         if ready.parent.is_dir():
             ready.write_text(fingerprint.hexdigest())
         return True
+    # matplotlib's font list, made here once: a kernel that makes it logs onto its cell's stderr when
+    # that takes over 5 s ("Matplotlib is building the font cache"), which fails the build
+    import matplotlib.font_manager  # noqa: F401
     print(f"executing {len(missing)} chapter(s), {workers()} at a time: "
           + " ".join(_relative(root, source) for source in missing), flush=True)
     complete = True
