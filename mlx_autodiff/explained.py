@@ -20,9 +20,11 @@ from .words import PLACEHOLDER, SOURCE_LANGUAGE, say, words
 @functools.cache
 def _pattern(template: str) -> re.Pattern[str]:
     """A template as a regular expression, each {name} a group that matches as little as it can, each
-    space any run of white space (a chapter may print a message wrapped: `textwrap.fill`)."""
+    space any run of white space (a chapter may print a message wrapped: `textwrap.fill`). A {name}
+    that opens the template matches one word (`NodeId(2)`, `2`), not what comes before it."""
     parts = PLACEHOLDER.split(template)  # literal, name, literal, name, ...
-    pattern = "".join(r"\s+".join(map(re.escape, part.split(" "))) if at % 2 == 0 else f"(?P<{part}>.+?)"
+    pattern = "".join(r"\s+".join(map(re.escape, part.split(" "))) if at % 2 == 0
+                      else f"(?P<{part}>\\S+?)" if at == 1 and not parts[0] else f"(?P<{part}>.+?)"
                       for at, part in enumerate(parts))
     return re.compile(pattern, re.S)
 

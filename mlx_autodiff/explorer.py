@@ -174,7 +174,8 @@ def sentences(found: Answer, words: Words = ENGLISH) -> tuple[str, ...]:
     else:
         ends = words.ends_at.format(error=found.error_type, step=found.error_step,
                                     message=first_paragraph(found.message))
-    outcome = words.outcome.format(outcome=found.outcome, meaning=words.meanings[found.outcome])
+    outcome = words.outcome.format(outcome=words.outcome_names[found.outcome],
+                                   meaning=words.meanings[found.outcome])
     return (which, flag, grads, ends, outcome)
 
 
@@ -340,7 +341,7 @@ def _row(found: Answer, folder: str, words: Words) -> str:
     flag = words.none if found.require_grad is None else str(found.require_grad).lower()
     grads = " ".join(str(g) for g in found.grads) or words.none
     if found.error_type is None:
-        ends = escape(found.outcome)
+        ends = escape(words.outcome_names[found.outcome])
     else:
         where = (words.before_training if found.error_step is None
                  else words.at_step.format(step=found.error_step))
