@@ -18,13 +18,14 @@ from .words import PLACEHOLDER, SOURCE_LANGUAGE, say, words
 
 
 @functools.cache
-def _pattern(template: str) -> re.Pattern[str]:
+def _pattern(template: str, within: bool = False) -> re.Pattern[str]:
     """A template as a regular expression, each {name} a group that matches as little as it can, each
-    space any run of white space (a chapter may print a message wrapped: `textwrap.fill`). A {name}
-    that opens the template matches one word (`NodeId(2)`, `2`), not what comes before it."""
+    space any run of white space (a chapter may print a message wrapped: `textwrap.fill`). Found
+    `within` a longer text, a {name} that opens the template matches one word (`NodeId(2)`, `2`), not
+    what comes before it."""
     parts = PLACEHOLDER.split(template)  # literal, name, literal, name, ...
     pattern = "".join(r"\s+".join(map(re.escape, part.split(" "))) if at % 2 == 0
-                      else f"(?P<{part}>\\S+?)" if at == 1 and not parts[0] else f"(?P<{part}>.+?)"
+                      else f"(?P<{part}>\\S+?)" if within and at == 1 and not parts[0] else f"(?P<{part}>.+?)"
                       for at, part in enumerate(parts))
     return re.compile(pattern, re.S)
 
@@ -48,7 +49,7 @@ def _translate(text: str, english: dict[str, str], other: dict[str, str],
             values = match.groupdict().items()
             return say(other[key], **{name: _phrase(value, *phrases) for name, value in values})
 
-        text = _pattern(template).sub(replace, text)
+        text = _pattern(template, within=True).sub(replace, text)
     return text
 
 

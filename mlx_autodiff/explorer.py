@@ -233,7 +233,8 @@ def page(answers: Sequence[Answer], folder: str, words: Words = ENGLISH, languag
         "folder": folder,
         "answers": {found.key: {**asdict(found), **found.translations.get(language or "", {}),
                                 "message": explained(found.message, language),
-                                "lines": sentences(found, words)} for found in answers},
+                                "lines": sentences(replace(found, message=explained(found.message, language)),
+                                                   words)} for found in answers},
     }
     payload = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/")
     # the answer's bar takes its outcome's colour, as in the loss curves (_static/explorer.css)

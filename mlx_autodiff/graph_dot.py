@@ -368,7 +368,7 @@ def _tooltip(box: Box, marks: Marks) -> str:
     if node is None:
         lines.append(_w("tooltip.plain", names=", ".join(box.names)))
     else:
-        lines.append(f"{node_name(node.id)}: {node.op} ({node.requirement.value})")
+        lines.append(f"{node_name(node.id)}: {_op_name(node.op)} ({node.requirement.value})")
         if node.label:
             lines.append(_w("tooltip.parameter", label=node.label))
         if node.detail:

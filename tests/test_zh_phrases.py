@@ -22,11 +22,15 @@ from pathlib import Path
 import pytest
 from book_outputs import ROOT, SITE, book_build, toc_pages  # noqa: F401 (book_build is a fixture)
 
+from mlx_autodiff.combinations import COMBINATIONS
 from mlx_autodiff.methods import EXTRA_SCENARIOS, SCENARIOS
 
 CHINESE = "zh_CN"
 GLOSSARY = ROOT / "locale" / CHINESE / "GLOSSARY.md"
 KEPT_SECTION = "## Kept in English"
+TABLES_LEFT_TO_ISSUE_42 = {"book/a5-who-says-what"}
+"""Pages whose tables' text this test does not read yet: Appendix 5's "who says what" table body is
+being translated under issue 42 (remove the page from here when that lands)."""
 LIVE_WORDS = ("live",)
 """The parts of the page words (`mlx_autodiff/words/<language>.json`, part "page") that only live
 mode shows: issue 41 owns their words and their check, so this test skips them."""
@@ -36,13 +40,16 @@ ATTRIBUTES = ("aria-label", "aria-description", "aria-valuetext", "title", "alt"
               "xlink:title")
 CODE_CLASSES = {"cell_input", "highlight", "math", "MathJax"}
 """An element with one of these classes holds code or math, unless it is inside a cell's output."""
+UNSHOWN_CLASSES = {"onlyprint"}
+"""An element with one of these classes is shown on paper only (sphinx-book-theme's printed contents)."""
 
 IDENTIFIER = re.compile(r"""
     [A-Za-z][\w.-]*(?:\(\S*?\)|::[\w:]+|\[\S*?\])        # a call, a path::name, an index
   | [A-Za-z]+[_.][\w.]*                                   # to_device, model.fork, tape.py
   | [a-z]+[A-Z]\w*                                        # camelCase
   | [A-Z][a-z]+[A-Z]\w*                                   # TapeConsumedError, NodeId, GradInBackward
-  | [A-Za-z]*\d[\w.-]*                                    # v0.22.1, x86_64, arm64, mlx0
+  | [A-Za-z]*-?\d[\w.-]*                                  # v0.22.1, x86_64, arm64, Linux-6.18
+  | \.[A-Za-z]\w*                                         # a file's type: .ipynb
   | \S*/\S*                                               # a path or a URL
   | [A-Z]{2,}s?                                           # GPU, URL, APIs
 """, re.VERBOSE)
@@ -59,7 +66,7 @@ def kept_terms() -> set[str]:
     for line in section.splitlines():
         if line.startswith("- "):
             terms |= {term.strip() for term in line[2:].split(" — ")[0].split(",") if term.strip()}
-    return terms | set(SCENARIOS) | set(EXTRA_SCENARIOS)
+    return terms | set(SCENARIOS) | set(EXTRA_SCENARIOS) | {found.name for found in COMBINATIONS.values()}
 
 
 VERBATIM = (
@@ -80,7 +87,7 @@ VERBATIM = (
     "Cannot move between autodiff and non-autodiff instances",
     # Burn's doc comments
     "The output model will be an intermediary model, meaning that you can’t optimize it with gradient "
-    "descent. If you want to optimize the output network on the target device, use fork instead.",
+    "descent. If you want to optimize the output network on the target device, use fork instead",
     "This method modifies the module in-place",
     "an intermediary model",
     "This should not be used for inference, use valid when using AD modules. This is mostly useful when "
@@ -96,8 +103,52 @@ VERBATIM = (
     "time or if you need to access saved tensors after calling backward.",
     # MLX's documentation
     "rather than moving arrays to devices, you specify the device when you run the operation",
+    # English interfaces, pages and files the Chinese prose points at: JupyterLab's solution toggle
+    # (jupyterlab-myst), the README's heading (the README is English only), MLX's page's title
+    "Solution",
+    "Map of the code",
+    "Unified Memory",
+    # the article's output (Burn's Debug print of a tensor)
+    "Matrix of shape",
+    # pieces of the messages above that a page quotes around code, or a picture breaks into lines
+    "Node should have a step registered, did you forget to call",
+    "on the tensor where you need gradients?",
+    "Cannot run backward:",
+    "graph tape has already been consumed at",
+    "Reinstate the param’s",
+    "state」",
+    "intermediary model",
+    # PyTorch's documentation of Module.requires_grad_
+    "helpful for freezing part of the module for finetuning",
 )
 """Sources' own words, quoted verbatim on a zh page (the glossary: messages stay in their words)."""
+
+
+PRINTED_CLASSES = {"stream", "text_plain", "traceback", "stderr"}
+"""A cell's output of one of these kinds is what its code printed (its HTML outputs are read whole)."""
+ENGINE_ERROR = re.compile(r"\b[A-Z]\w*(?:Error|Warning):\s")
+
+
+def engine_error(traceback: str) -> str:
+    """What a reader must read in the page's language of a cell's error output: the message of the
+    error, from its name (or Burn's words, a message shown without it) on; IPython's own lines before
+    it (`Traceback`, `Cell In[3]`) are the machinery's, like code."""
+    flat = re.sub(r"\s+", " ", traceback)
+    starts = [match.start() for match in [ENGINE_ERROR.search(flat)] if match]
+    starts += [flat.find(quoted) for quoted in VERBATIM if quoted in flat]
+    return flat[min(starts):] if starts else flat
+
+
+def english_explanations(printed: str) -> list[str]:
+    """The engine's explanations left in English in what a cell printed (the words' part "explained",
+    English: `What happened: ...`, the guard's messages). The rest of a printed output is what the
+    chapter's code spelled (`print(f"loss at step {step}")`) or a value's repr: code, like the cell."""
+    from mlx_autodiff.explained import _pattern
+    from mlx_autodiff.words import words
+
+    english = words("en", "explained")["sentences"]
+    return [f"{key}: {found[0][:80]!r}" for key, template in english.items()
+            for found in [_pattern(template, within=True).search(printed)] if found]
 
 
 class Shown(html.parser.HTMLParser):
@@ -111,6 +162,9 @@ class Shown(html.parser.HTMLParser):
         super().__init__(convert_charrefs=True)
         self.stack: list[tuple[str, bool, bool]] = []  # tag, skipped, inside an output
         self.found: list[tuple[str, str]] = []
+        self.printed: list[str] | None = None  # the text of a cell's printed output, while inside one
+        self.printed_depth = 0
+        self.printed_kind = ""
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         attributes = {name: value or "" for name, value in attrs}
@@ -119,12 +173,16 @@ class Shown(html.parser.HTMLParser):
         output = output or "cell_output" in classes
         language = attributes.get("lang", "")
         skipped = (skipped or tag in SKIPPED_TAGS or (language and not language.startswith("zh"))
+                   or bool(classes & UNSHOWN_CLASSES)
                    or (not output and (tag == "pre" or bool(classes & CODE_CLASSES)
                                        or any(name.startswith("highlight") for name in classes))))
         if not skipped:
             self.found += [(f"{tag}@{name}", attributes[name]) for name in ATTRIBUTES if attributes.get(name)]
         if tag not in self.VOID:
             self.stack.append((tag, skipped, output))
+            if self.printed is None and output and "output" in classes and classes & PRINTED_CLASSES:
+                self.printed, self.printed_depth = [], len(self.stack)
+                self.printed_kind = "traceback" if "traceback" in classes else "printed"
 
     def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self.handle_starttag(tag, attrs)
@@ -135,11 +193,17 @@ class Shown(html.parser.HTMLParser):
         for at in range(len(self.stack) - 1, -1, -1):
             if self.stack[at][0] == tag:
                 del self.stack[at:]
-                return
+                break
+        if self.printed is not None and len(self.stack) < self.printed_depth:
+            self.found.append((f"{self.printed_kind} output", "".join(self.printed)))
+            self.printed = None
 
     def handle_data(self, data: str) -> None:
-        if data.strip() and not (self.stack and self.stack[-1][1]):
-            self.found.append((self.stack[-1][0] if self.stack else "", data))
+        if self.printed is not None:
+            self.printed.append(data)
+        elif data.strip() and not (self.stack and self.stack[-1][1]):
+            tabled = "table " if any(tag == "table" for tag, _, _ in self.stack) else ""
+            self.found.append((tabled + (self.stack[-1][0] if self.stack else ""), data))
 
 
 def shown(markup: str) -> list[tuple[str, str]]:
@@ -192,6 +256,8 @@ def english_phrases(text: str, kept: set[str]) -> list[str]:
     for quoted in sorted(VERBATIM, key=len, reverse=True):
         text = text.replace(quoted, " ")
     text = re.sub(r"`[^`]*`", " ", text)  # code in a message, as Markdown writes it
+    for term in sorted((term for term in kept if not term.isalpha()), key=len, reverse=True):
+        text = re.sub(rf"(?<![\w.-]){re.escape(term)}(?![\w-])", " ", text)  # ad-to_device, Ctrl-C
     text = IDENTIFIER.sub(lambda match: " " if re.fullmatch(IDENTIFIER, match[0]) else match[0], text)
     phrases = []
     for run in LATIN_RUN.findall(text):
@@ -207,6 +273,13 @@ def page_findings(docname: str, kept: set[str]) -> list[str]:
     body = re.search(r"<body\b.*</body>", page, re.S)[0]
     found = []
     for where, text in shown(body) + scripts_show(page, path.parent):
+        if docname in TABLES_LEFT_TO_ISSUE_42 and where.startswith("table "):
+            continue
+        if where == "printed output":
+            found += [f"{where}: the engine's English {said}" for said in english_explanations(text)]
+            continue
+        if where == "traceback output":
+            text = engine_error(text)
         found += [f"{where}: {phrase!r} in {text.strip()[:120]!r}" for phrase in english_phrases(text, kept)]
     return list(dict.fromkeys(found))
 
