@@ -135,3 +135,19 @@ def test_every_error_a_page_shows_is_explained_in_chinese(case: str) -> None:
         assert english_phrases(re.sub(r"^\w+Error: ", "", chinese), kept) == [], chinese
         for quoted in VERBATIM:
             assert (quoted in re.sub(r"\s+", " ", text)) == (quoted in re.sub(r"\s+", " ", chinese)), quoted
+
+
+def test_messages_printed_one_after_another_are_each_explained() -> None:
+    """Chapter 12 prints three guard messages in one output, wrapped and indented: a sentence of one
+    must not be found across two (`{n} of {total} ...` from a word of the message before it)."""
+    import textwrap
+
+    from test_zh_phrases import english_phrases
+
+    cases = ["NotTrainableError (to_device)", "NotTrainableError (plain)", "MissingGradientsError"]
+    printed = "\n\n".join("\n".join(textwrap.fill(f"{case}: {line}", 76, subsequent_indent="    ")
+                                    for line in MESSAGES[case].splitlines()) for case in cases)
+    chinese = explained(printed, "zh_CN")
+    kept = {"backward", "loss", "autodiff", "fork", "metal", "flex", "weight", "bias", "NotTrainableError",
+            "MissingGradientsError", "to_device", "plain"}
+    assert english_phrases(re.sub(r"\w+Error: ", "", chinese), kept) == [], chinese
