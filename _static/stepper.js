@@ -128,16 +128,14 @@
         picture.scrollTop += inner.top - outer.top - (outer.height - inner.height) / 2;
     }
 
-    // From 1200 px the picture and the player are sticky columns (_static/stepper.css). A stepper scrolled
-    // only part of the way into view keeps its top below the window's, so a low box can be under the
-    // window's bottom (and, near the stepper's end, the frames' list drawn over the columns hides what is
-    // below its top). A reader's step then scrolls the page as little as shows the box: on the way the
-    // columns stop at their sticky top, the controls at the top of theirs.
+    // From 1200 px (sticky columns) a stepper scrolled half into view leaves a low box under the window
+    // (or, at its end, under the frames' list drawn over the columns): the page scrolls as little as shows
+    // it, and the columns, the controls at their top, stop at their sticky top on the way.
     function reveal(box) {
       if (getComputedStyle(picture).position !== "sticky" || !part()) return;
-      var top = stepper.headerBottom() + REVEAL_GAP_PX;
+      var top = stepper.headerBottom() + REVEAL_GAP_PX, shown = box.getBoundingClientRect();
       var bottom = Math.min(window.innerHeight, list.getBoundingClientRect().top) - REVEAL_GAP_PX;
-      var shown = box.getBoundingClientRect(), controls = find(".stepper-controls").getBoundingClientRect();
+      var controls = find(".stepper-controls").getBoundingClientRect();
       var below = shown.bottom - bottom, above = Math.min(shown.top, controls.top) - top;
       var by = below > 0 ? below : above < 0 ? above : 0;
       if (by) window.scrollBy({ top: by, behavior: "instant" });
@@ -241,8 +239,7 @@
       var here = codeLines[frame.line], codeBox = find(".stepper-code-box");
       if (here) codeBox.scrollTop = here.offsetTop - codeBox.clientHeight / 2;
       if (box) follow(box);
-      // a reader's step, not the page's first frame, nor play's (a reader may scroll away while it plays)
-      if (box && remember && timer === null) reveal(box);
+      if (box && remember && timer === null) reveal(box); // a step of the reader's: not on load, nor in play
       if (rebuilt && panel.contains(rebuilt)) panel.focus({ preventScroll: true }); // its entry is gone
     }
 
