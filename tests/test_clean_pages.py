@@ -42,6 +42,16 @@ def shown_text(notebook: Path) -> str:
     return json.dumps([cell.get("outputs", []) for cell in cells], ensure_ascii=False)
 
 
+def test_the_reader_finds_what_the_issue_saw() -> None:
+    """The warning the pages showed (issue 40), with its path, and a stderr stream of an untagged cell."""
+    seen = (f"{ROOT}/mlx_autodiff/curves.py:312: UserWarning: Glyph 35757 "
+            "(\\N{CJK UNIFIED IDEOGRAPH-8BAD}) missing from font(s) DejaVu Sans.")
+    assert len(problems(seen)) >= 3  # the warning, the glyph, the checkout's path (and the .py:line)
+    assert problems("训练步 (2 grads) · /usr/share/doc · Warning") == []
+    cell = '<div class="cell tag_x docutils container"><div class="output stderr highlight">x</div>'
+    assert [match["tags"] for match in STDERR.finditer(cell)] == ["tag_x docutils container"]
+
+
 @pytest.mark.slow
 @pytest.mark.usefixtures("book_build")
 @pytest.mark.parametrize("page", edition_pages())
