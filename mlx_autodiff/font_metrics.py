@@ -7,8 +7,8 @@ own DejaVu Sans has no Han characters: measuring one warns (`Glyph 35757 ... mis
 font(s) DejaVu Sans`) and counts it as narrow. So `register` writes a font with one glyph, a box
 an em wide, for every character Unicode calls wide (East Asian Width W or F: Han, kana, Hangul,
 full-width punctuation), as wide as every CJK font draws them, and matplotlib falls back to it
-after DejaVu Sans (`FAMILIES`). The font has no shapes to draw: `browser_fonts` gives the SVG
-the fonts a reader's browser has instead.
+after DejaVu Sans (`FAMILIES`). Its box is never drawn (the SVG keeps text, not shapes):
+`browser_fonts` gives the SVG the fonts a reader's browser has instead.
 """
 
 from __future__ import annotations
@@ -28,8 +28,8 @@ FAMILIES = ["DejaVu Sans", FAMILY]
 
 BROWSER_FONTS = ("'DejaVu Sans', Verdana, 'PingFang SC', 'Hiragino Sans GB', 'Microsoft YaHei', "
                  "'Noto Sans CJK SC', 'Source Han Sans SC', sans-serif")
-"""What the SVG asks the reader's browser for: the font the text was measured with (Verdana has its
-widths, on a Mac or Windows), then the Chinese fonts of macOS, Windows and Linux."""
+"""What the SVG asks the reader's browser for: the font the text was measured with (else Verdana, a
+wide font like it, on a Mac or Windows), then the Chinese fonts of macOS, Windows and Linux."""
 
 EM = 1000
 ASCENT, DESCENT = 880, 120  # a CJK font's, in em units (Noto Sans CJK's)
@@ -82,7 +82,8 @@ def register() -> list[Path]:
 
     paths = []
     for weight in WEIGHTS:
-        path = Path(matplotlib.get_cachedir()) / f"mlx-autodiff-wide-metrics-v{VERSION}-{weight}.ttf"
+        name = f"mlx-autodiff-wide-metrics-v{VERSION}-unicode{unicodedata.unidata_version}-{weight}.ttf"
+        path = Path(matplotlib.get_cachedir()) / name
         if not path.exists():  # written beside it, then renamed: chapters run side by side
             handle, partial = tempfile.mkstemp(dir=path.parent, suffix=".ttf")
             os.close(handle)
