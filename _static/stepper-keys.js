@@ -5,7 +5,8 @@
  * { root, near(), part(), key(direction) }: `near` says whether it may take a key now (on screen, or
  * being scrolled there after the keyboard focused it), `part` the share of its picture and player on
  * screen below the theme's sticky header, `key` steps it forward (1) or back (-1). This file gives it
- * back `shown`, `onScreen` and `scrolledAt` (the page's last scroll), which `part` and `near` use.
+ * back `shown`, `onScreen`, `headerBottom` (where the page shows below the theme's sticky header) and
+ * `scrolledAt` (the page's last scroll), which `part`, `near` and the player's `reveal` use.
  * Sphinx adds _static's scripts in no set order, so the two files meet only through window.tdsStepper,
  * read at a key, after both have loaded.
  *
@@ -30,6 +31,7 @@
     var header = document.querySelector(".bd-header-article");
     return Math.max(header ? header.getBoundingClientRect().bottom : 0, 0);
   }
+  stepper.headerBottom = headerBottom;
 
   stepper.onScreen = function onScreen(el) {
     var box = el.getBoundingClientRect();

@@ -35,6 +35,7 @@
  * window.tdsStepper.players. Home and End with the focus in the player, its picture or its list, Space on
  * the player's box or the picture: while on screen (below the sticky header) or just focused.
  * The URL follows the frame (history.replaceState, a query parameter beside live mode's #live=...).
+ * From 1200 px a reader's step scrolls the page, as little as it can, to show the frame's box (`reveal`).
  * A click on a node's box or a stack entry goes to the frame that pops it. Live mode's new outputs
  * (`tds:output` events, detail.element) have their steppers started.
  *
@@ -46,6 +47,7 @@
   var MS_PER_FRAME = 1000; // at 1x
   var FOCUS_SCROLL_MS = 1000; // the browser's smooth scroll to a newly focused element, usually at most
   var SCROLL_GAP_MS = 150; // a smooth scroll's events come closer together than this
+  var REVEAL_GAP_PX = 8; // between a box the page scrolls to show and the window's edge
   var MARKS = ["stepper-current", "stepper-failed", "stepper-taken", "stepper-gradient", "stepper-arrived",
                "stepper-missed"];
   var words = null; // the page's words (start() reads them)
@@ -124,6 +126,19 @@
         picture.scrollLeft += inner.left - outer.left - (outer.width - inner.width) / 2;
       if (inner.top < outer.top || inner.bottom > outer.bottom)
         picture.scrollTop += inner.top - outer.top - (outer.height - inner.height) / 2;
+    }
+
+    // From 1200 px (sticky columns) a stepper scrolled half into view leaves a low box under the window
+    // (or, at its end, under the frames' list drawn over the columns): the page scrolls as little as shows
+    // it, and the columns, the controls at their top, stop at their sticky top on the way.
+    function reveal(box) {
+      if (getComputedStyle(picture).position !== "sticky" || !part()) return;
+      var top = stepper.headerBottom() + REVEAL_GAP_PX, shown = box.getBoundingClientRect();
+      var bottom = Math.min(window.innerHeight, list.getBoundingClientRect().top) - REVEAL_GAP_PX;
+      var controls = find(".stepper-controls").getBoundingClientRect();
+      var below = shown.bottom - bottom, above = Math.min(shown.top, controls.top) - top;
+      var by = below > 0 ? below : above < 0 ? above : 0;
+      if (by) window.scrollBy({ top: by, behavior: "instant" });
     }
 
     function tapeState(id, frame) {
@@ -224,6 +239,7 @@
       var here = codeLines[frame.line], codeBox = find(".stepper-code-box");
       if (here) codeBox.scrollTop = here.offsetTop - codeBox.clientHeight / 2;
       if (box) follow(box);
+      if (box && remember && timer === null) reveal(box); // a step of the reader's: not on load, nor in play
       if (rebuilt && panel.contains(rebuilt)) panel.focus({ preventScroll: true }); // its entry is gone
     }
 

@@ -12,8 +12,8 @@ graphs have.
 
 Each figure is drawn once per language of `mlx_autodiff.words` (its part "curves", and the
 methods' labels of "labels"); `inline_svg` writes them as `editions.Editions`, so each edition
-of the book shows its own. Han text needs a CJK font: the first of `CJK_FONTS` this machine has
-(text becomes paths in the SVG, so readers need no such font).
+of the book shows its own. Their words stay text in the SVG, drawn by the reader's browser with its
+own fonts, as a graph's are: the machine that draws them needs no CJK font (`font_metrics`).
 """
 
 from __future__ import annotations
@@ -25,13 +25,12 @@ from dataclasses import dataclass, field
 from html import escape
 
 import matplotlib
-from matplotlib import font_manager
 from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 
-from . import palette
+from . import font_metrics, palette
 from .editions import join
 from .scenarios import RunRecord
 from .words import SOURCE_LANGUAGE, languages, speaking, spoken, word, words
@@ -46,11 +45,6 @@ OUTCOME_COLOURS: dict[str, str] = {
 }
 """One colour per outcome in `scenarios.OUTCOMES`: green trains, orange silent, red crashes."""
 
-CJK_FONTS = ("Noto Sans CJK SC", "PingFang SC", "Hiragino Sans GB", "Heiti SC", "Arial Unicode MS",
-             "Microsoft YaHei", "WenQuanYi Zen Hei")
-"""Fonts with Han glyphs, in the order tried: Debian's fonts-noto-cjk, then macOS's and Windows'."""
-
-
 def _w(key: str, **values: object) -> str:
     """A text of the words' part "curves" in the language being drawn (`words.speaking`)."""
     return word("curves", key, **values)
@@ -61,16 +55,6 @@ def method_label(record: RunRecord) -> str:
     if spoken() == SOURCE_LANGUAGE:
         return record.label
     return words(spoken(), "labels").get(record.name, record.label)
-
-
-def _fonts() -> dict[str, object]:
-    """matplotlib's settings for the language being drawn: a CJK fallback font beside the default."""
-    if spoken() == SOURCE_LANGUAGE:
-        return {}
-    have = {font.name for font in font_manager.fontManager.ttflist}
-    found = [name for name in CJK_FONTS if name in have]
-    # named families, not "sans-serif": a text keeps them from its creation to the savefig in `_svg`
-    return {"font.family": [*matplotlib.rcParams["font.sans-serif"][:1], *found[:1]]} if found else {}
 
 
 @dataclass(frozen=True)
@@ -182,11 +166,14 @@ def _new_figure(width: float, height: float, text: TextAlternative) -> CurveFigu
 
 def _in_every_language(draw: Callable[[], CurveFigure]) -> CurveFigure:
     """The English figure `draw` makes, with the one of each other language as its translations."""
-    with speaking(SOURCE_LANGUAGE):
-        fig = draw()
-    for code in languages()[1:]:
-        with speaking(code), matplotlib.rc_context(_fonts()):
-            fig.translations[code] = draw()
+    font_metrics.register()
+    # named families, not "sans-serif": a text keeps them from its creation to the savefig in `_svg`
+    with matplotlib.rc_context({"font.family": font_metrics.FAMILIES}):
+        with speaking(SOURCE_LANGUAGE):
+            fig = draw()
+        for code in languages()[1:]:
+            with speaking(code):
+                fig.translations[code] = draw()
     return fig
 
 
@@ -303,10 +290,13 @@ def _svg(fig: Figure) -> str:
     import matplotlib.pyplot as plt  # here, not at the top: importing pyplot picks a backend
 
     buffer = io.StringIO()
-    with matplotlib.rc_context({"svg.hashsalt": "mlx_autodiff", "svg.fonttype": "path"}):
-        fig.savefig(buffer, format="svg", metadata={"Date": None})
+    font_metrics.register()  # the texts the layout makes as it draws (tick labels) take these fonts too
+    fonts = {"font.family": font_metrics.FAMILIES, "svg.fonttype": "none"}
+    with matplotlib.rc_context({"svg.hashsalt": "mlx_autodiff", **fonts}):
+        # no metadata: its Dublin Core block names matplotlib's version, which no reader sees
+        fig.savefig(buffer, format="svg", metadata=dict.fromkeys(("Creator", "Date", "Format", "Type")))
     plt.close(fig)
-    svg = buffer.getvalue()
+    svg = font_metrics.browser_fonts(buffer.getvalue())
     svg = svg[svg.index("<svg") :]  # drop the XML prolog and DOCTYPE
     named = ""
     if isinstance(fig, CurveFigure):

@@ -16,13 +16,21 @@ import re
 
 from .words import PLACEHOLDER, SOURCE_LANGUAGE, say, words
 
+PHRASE_VALUES = frozenset({"what", "detail", "consumed", "where", "names"})
+"""The placeholders of the part "explained" whose values are phrases (`parameter 'bias'`, `flex.autodiff
+to metal.autodiff`); every other one holds one word (a number, a node, a device, an op)."""
+
 
 @functools.cache
-def _pattern(template: str) -> re.Pattern[str]:
+def _pattern(template: str, within: bool = False) -> re.Pattern[str]:
     """A template as a regular expression, each {name} a group that matches as little as it can, each
-    space any run of white space (a chapter may print a message wrapped: `textwrap.fill`)."""
+    space any run of white space (a chapter may print a message wrapped: `textwrap.fill`). Found
+    `within` a longer text, a {name} not in `PHRASE_VALUES` matches one word (`NodeId(2)`, `2`), so a
+    sentence is not found across two messages (`{n} of {total} ...` from a word before it)."""
     parts = PLACEHOLDER.split(template)  # literal, name, literal, name, ...
-    pattern = "".join(r"\s+".join(map(re.escape, part.split(" "))) if at % 2 == 0 else f"(?P<{part}>.+?)"
+    word = r"\S+?"
+    pattern = "".join(r"\s+".join(map(re.escape, part.split(" "))) if at % 2 == 0
+                      else f"(?P<{part}>{word if within and part not in PHRASE_VALUES else '.+?'})"
                       for at, part in enumerate(parts))
     return re.compile(pattern, re.S)
 
@@ -46,7 +54,7 @@ def _translate(text: str, english: dict[str, str], other: dict[str, str],
             values = match.groupdict().items()
             return say(other[key], **{name: _phrase(value, *phrases) for name, value in values})
 
-        text = _pattern(template).sub(replace, text)
+        text = _pattern(template, within=True).sub(replace, text)
     return text
 
 

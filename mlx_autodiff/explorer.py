@@ -174,7 +174,8 @@ def sentences(found: Answer, words: Words = ENGLISH) -> tuple[str, ...]:
     else:
         ends = words.ends_at.format(error=found.error_type, step=found.error_step,
                                     message=first_paragraph(found.message))
-    outcome = words.outcome.format(outcome=found.outcome, meaning=words.meanings[found.outcome])
+    outcome = words.outcome.format(outcome=words.outcome_names[found.outcome],
+                                   meaning=words.meanings[found.outcome])
     return (which, flag, grads, ends, outcome)
 
 
@@ -232,7 +233,8 @@ def page(answers: Sequence[Answer], folder: str, words: Words = ENGLISH, languag
         "folder": folder,
         "answers": {found.key: {**asdict(found), **found.translations.get(language or "", {}),
                                 "message": explained(found.message, language),
-                                "lines": sentences(found, words)} for found in answers},
+                                "lines": sentences(replace(found, message=explained(found.message, language)),
+                                                   words)} for found in answers},
     }
     payload = json.dumps(data, ensure_ascii=False, separators=(",", ":")).replace("</", "<\\/")
     # the answer's bar takes its outcome's colour, as in the loss curves (_static/explorer.css)
@@ -340,7 +342,7 @@ def _row(found: Answer, folder: str, words: Words) -> str:
     flag = words.none if found.require_grad is None else str(found.require_grad).lower()
     grads = " ".join(str(g) for g in found.grads) or words.none
     if found.error_type is None:
-        ends = escape(found.outcome)
+        ends = escape(words.outcome_names[found.outcome])
     else:
         where = (words.before_training if found.error_step is None
                  else words.at_step.format(step=found.error_step))

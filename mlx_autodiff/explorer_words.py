@@ -62,6 +62,7 @@ class Words:
     moved_label: str  # {origin} {written}
     unmoved_label: str  # {origin}
     labels: dict[str, str]  # the methods' labels that have words of their own (the part "labels")
+    outcome_names: dict[str, str]  # each of scenarios.OUTCOMES in this language (part "outcome_names")
 
     def relocation_label(self, choice: str, written: str) -> str:
         """A relocation as the form offers it (`combinations.Relocation`'s `choice` and `written`):
@@ -77,7 +78,8 @@ class Words:
     def of(language: str) -> Words:
         """The words of `language`'s file."""
         table = dict(words(language, "explorer"))
-        return Words(**{**table, "heads": tuple(table["heads"]), "labels": dict(words(language, "labels"))})
+        return Words(**{**table, "heads": tuple(table["heads"]), "labels": dict(words(language, "labels")),
+                        "outcome_names": dict(words(language, "outcome_names"))})
 
 
 WORDS: dict[str, Words] = {code: Words.of(code) for code in languages()}

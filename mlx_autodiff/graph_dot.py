@@ -34,7 +34,7 @@ from .explained import explained
 from .graph_data import Box, Kind, Marks
 from .graph_layout import Drawn, Fold, Layout, boxes_of, submodule_key
 from .node import Node, node_name
-from .words import spoken, word
+from .words import SOURCE_LANGUAGE, spoken, word, words
 
 Attributes = dict[str, str | int | float]
 
@@ -340,13 +340,26 @@ def _headline(box: Box, kind: Kind) -> tuple[str, str]:
         return names, _w("plain_tensor", shape=shape)
     label = names or node.label or ""
     if kind in ("leaf", "untracked") and node.is_leaf:
-        origin = "" if node.op == "leaf" else _w("made_by", op=node.op)  # detach: a leaf fork made
+        origin = "" if node.op == "leaf" else _w("made_by", op=_op_name(node.op))  # detach: a leaf fork made
         return label or node.op, f"{node_name(node.id)} · {shape}{origin}"
     title = node.op
     if node.is_move and node.detail:
-        title += f" ({node.detail.replace('.autodiff', '')})"
+        title = _w("move_title", op=node.op, move=_move(node.detail.replace(".autodiff", "")))
     sub = f"{node_name(node.id)} · {shape}"
     return title, f"{label} · {sub}" if label else sub
+
+
+def _move(detail: str) -> str:
+    """A move's detail, "flex.autodiff to metal.autodiff" as `Tensor.to_device` writes it, in the words
+    of the language being drawn."""
+    source, _, target = detail.partition(" to ")
+    return _w("move", source=source, target=target)
+
+
+def _op_name(op: str) -> str:
+    """An op as a box names it: its own name (an identifier), or the words' name for one that is a word
+    of English (`optimizer`: the op of an optimizer step's fresh leaves)."""
+    return word("graph", f"op_names.{op}") if op in words(SOURCE_LANGUAGE, "graph")["op_names"] else op
 
 
 def _tooltip(box: Box, marks: Marks) -> str:
@@ -355,11 +368,11 @@ def _tooltip(box: Box, marks: Marks) -> str:
     if node is None:
         lines.append(_w("tooltip.plain", names=", ".join(box.names)))
     else:
-        lines.append(f"{node_name(node.id)}: {node.op} ({node.requirement.value})")
+        lines.append(f"{node_name(node.id)}: {_op_name(node.op)} ({node.requirement.value})")
         if node.label:
             lines.append(_w("tooltip.parameter", label=node.label))
         if node.detail:
-            lines.append(_w("tooltip.moved", detail=node.detail))
+            lines.append(_w("tooltip.moved", detail=_move(node.detail)))
         if node.untracked_inputs:
             lines.append(_w("tooltip.untracked_inputs", n=node.untracked_inputs))
     lines.append(_w("tooltip.device", device=box.device.name))

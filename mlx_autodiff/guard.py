@@ -117,7 +117,7 @@ class TrainingGuard:
         hint = ""
         reasons = why_not_trainable(model)
         if reasons:
-            hint = " Why: " + "; ".join(f"{name} is {why}" for name, why in reasons.items()) + "."
+            hint = " Why: " + "; ".join(f"{name}: {why}" for name, why in reasons.items()) + "."
         raise MissingGradientsError(
             f"step {step}: {len(grads)} gradient(s) for {self.expected} trainable parameters; no gradient "
             f"for {', '.join(missing)}. The optimizer would change nothing for them.{hint}"

@@ -40,6 +40,9 @@ BROWSER_FONTS = "Helvetica,Arial,sans-serif"
 """What the SVG asks browsers for, so machines without Helvetica (`dot.FONT`) still get a sans-serif."""
 
 
+GRAPHVIZ_TITLE = re.compile(r"(<g\b[^>]*>)\s*<title>[^<]*</title>")
+
+
 class RendererNotFoundError(AutodiffError, RuntimeError):
     """Neither a system Graphviz `dot` nor the pip-installed `graphviz-pure` was found."""
 
@@ -166,7 +169,9 @@ def inline_svg(svg: str, title: str = "", description: str = "") -> str:
     a drawing with links (the flowchart) is a `figure`, whose links stay reachable.
     """
     start = svg.find("<svg")
-    element = svg[start:].strip()
+    # Graphviz titles each group with its DOT name (cluster_flex, n2->n3, legend), which a browser
+    # shows as a tooltip: the boxes carry their own (`tooltip`), and a name of the DOT is no reader's
+    element = GRAPHVIZ_TITLE.sub(r"\1", svg[start:].strip())
     role = "figure" if "xlink:href=" in element else "img"
     label = ": ".join(part for part in (title, description) if part)
     named = f' role="{role}" aria-label="{escape(label)}"' if label else ""

@@ -469,7 +469,7 @@ class Stepper:
         }
         return {
             "graph": graph_id,
-            "title": self.picture.title,
+            "title": self.picture.drawing(language).title,
             "nodes": nodes,
             "parameters": list(self.parameters),
             "frames": [asdict(frame) for frame in self.frames_in(language)],
@@ -493,6 +493,7 @@ class Stepper:
         said = words(language, "page")["stepper"]
         shown = self.frames_in(language)
         graph_id = self.picture.graph_id
+        title = self.picture.drawing(language).title
         style = ";".join(f"{variable}:{colour}" for variable, colour in COLOURS.items())
         items = "".join(f"<li>{escape(frame.sentence)}</li>" for frame in shown)
 
@@ -516,9 +517,9 @@ class Stepper:
         return (
             f'<div class="stepper full-width" id="{graph_id}-stepper" style="{style}">\n'
             f'<div class="stepper-picture" tabindex="0" role="region" '
-            f'aria-label="{escape(self.picture.title)}">{picture}</div>\n'
+            f'aria-label="{escape(title)}">{picture}</div>\n'
             '<div class="stepper-player" role="group" tabindex="0" '
-            f'aria-label="{escape(say(said["player"], title=self.picture.title))}" hidden>'
+            f'aria-label="{escape(say(said["player"], title=title))}" hidden>'
             '<div class="stepper-controls">'
             + button("first", keys="Home") + button("previous", keys="ArrowLeft")
             + button("play", keys="Space")

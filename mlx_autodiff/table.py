@@ -85,7 +85,7 @@ class Table:
 
 def method_table(records: Sequence[RunRecord]) -> Editions:
     """Chapter 8's table: per method, where the model came from, how it moved, the flag, the
-    gradients per step and the outcome (outcomes and identifiers stay as they are in every language)."""
+    gradients per step and the outcome, named in the language (identifiers stay as they are)."""
 
     def origin(scenario: Scenario) -> str:
         key = "initialized" if scenario.read_first else "lazy"
@@ -103,7 +103,8 @@ def method_table(records: Sequence[RunRecord]) -> Editions:
             scenario = SCENARIOS[record.name]
             grads = " ".join(str(step.grads) for step in record.steps) or word("method_table", "none")
             flag = str(record.require_grad).lower()
-            rows.append([record.name, origin(scenario), moves(scenario), flag, grads, record.outcome])
+            outcome = word("outcome_names", record.outcome)
+            rows.append([record.name, origin(scenario), moves(scenario), flag, grads, outcome])
         heads = ("method", "origin", "moved", "require_grad", "grads", "outcome")
         return Table([word("method_table", f"heads.{head}") for head in heads], rows)
 

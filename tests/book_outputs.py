@@ -25,6 +25,7 @@ import fcntl
 import functools
 import html.parser
 import json
+import os
 import re
 import subprocess
 import sys
@@ -51,11 +52,29 @@ EDITIONS = list(LANGUAGES)
 EXECUTED = ROOT / "_build" / "jupyter_execute"
 
 
+WITHOUT_CJK = ROOT / "_build" / ".matplotlib-without-cjk"
+"""The matplotlib configuration folder the tests' build runs with: its font list holds only the fonts
+matplotlib ships, as on a fresh Linux machine, or one whose font cache predates its CJK fonts."""
+
+
+def matplotlib_without_cjk() -> dict[str, str]:
+    """The environment of a process whose matplotlib sees no font but its own (`WITHOUT_CJK`)."""
+    environment = {**os.environ, "MPLCONFIGDIR": str(WITHOUT_CJK)}
+    script = ("import matplotlib; from matplotlib import font_manager as fm; m = fm.fontManager; "
+              "m.ttflist = [f for f in m.ttflist if f.fname.startswith(matplotlib.get_data_path())]; "
+              "m.afmlist = [f for f in m.afmlist if f.fname.startswith(matplotlib.get_data_path())]; "
+              "fm.json_dump(m, f'{matplotlib.get_cachedir()}/fontlist-v{fm.FontManager.__version__}.json')")
+    subprocess.run([sys.executable, "-c", script], env=environment, check=True)
+    return environment
+
+
 @functools.cache
 def build_book() -> subprocess.CompletedProcess[str]:
-    """Run the strict build of every edition (an unchanged one is not built again)."""
+    """Run the strict build of every edition (an unchanged one is not built again), as on a machine
+    whose matplotlib sees no CJK font."""
     command = [sys.executable, "-m", "tools.build_book", *EDITIONS]
-    return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, errors="replace")
+    return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, errors="replace",
+                          env=matplotlib_without_cjk())
 
 
 def build_once_per_run(run: str) -> subprocess.CompletedProcess[str]:

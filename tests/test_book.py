@@ -6,6 +6,7 @@ its cell and error (tools/build_book.py), instead of a page of Sphinx traceback.
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 
@@ -78,15 +79,17 @@ def test_which_pages_are_notebooks_is_what_myst_nb_says() -> None:
             assert is_notebook(page) == is_myst_markdown_notebook(source.read_text(encoding="utf8")), page
 
 
-def tiny_book(root: Path) -> Path:
+def tiny_book(root: Path, chapter: str = CHAPTER) -> Path:
     """A one-chapter book with the project's configuration (and its local extensions in tools/)
-    and CHAPTER as its chapter."""
+    and `chapter` (CHAPTER unless given) as its chapter."""
     (root / "book").mkdir(parents=True)
     shutil.copy(ROOT / "_config.yml", root / "_config.yml")
-    shutil.copytree(ROOT / "tools", root / "tools", ignore=shutil.ignore_patterns("__pycache__"))
+    for folder in ("tools", "_static", "_templates"):
+        shutil.copytree(ROOT / folder, root / folder, ignore=shutil.ignore_patterns("__pycache__"))
+    (root / "_live").mkdir()  # thebe and MathJax's folder (`make setup`): the pages need none of them
     (root / "_toc.yml").write_text("format: jb-book\nroot: book/index\nchapters:\n  - file: book/05-step-1\n")
     (root / "book" / "index.md").write_text("# Tiny\n\n```{tableofcontents}\n```\n")
-    (root / "book" / "05-step-1.md").write_text(CHAPTER)
+    (root / "book" / "05-step-1.md").write_text(chapter)
     return root
 
 
@@ -155,6 +158,39 @@ def test_building_a_book_with_a_failing_cell_reports_it(tmp_path: Path) -> None:
     result = build(root=tiny_book(tmp_path))
     assert result.status != 0
     assert [str(failure) for failure in result.failures] == [EXPECTED]
+
+
+WARNS = "import warnings\nwarnings.warn('no glyph for 训')"
+
+
+def book_with_cells(root: Path, cells: list[str]) -> Path:
+    return tiny_book(root, HEADER + "".join(f"\n```{{code-cell}} ipython3\n{cell}\n```\n" for cell in cells))
+
+
+@pytest.mark.slow
+def test_a_cell_that_writes_to_stderr_fails_the_build(tmp_path: Path,
+                                                      capsys: pytest.CaptureFixture[str]) -> None:
+    """tools/executed_notebooks.py: a warning reaches the page with the kernel's paths; the build names
+    the chapter, cell and line, and what it wrote."""
+    chapter = book_with_cells(tmp_path, ["x = 1", WARNS]) / "book" / "05-step-1.md"
+    lines = chapter.read_text().splitlines()
+    fence = [n for n, line in enumerate(lines, 1) if line.startswith("```{code")][1]
+    result = build(["en"], root=tmp_path)
+    assert result.status != 0
+    (failure,) = result.failures
+    assert (failure.chapter, failure.cell, failure.line) == ("book/05-step-1.md", 2, fence), failure
+    assert re.fullmatch(r"wrote to stderr: \S+:\d+: UserWarning: no glyph for 训", failure.error), failure
+    assert f"05-step-1.md:{fence}: WARNING: cell 2 wrote to stderr" in capsys.readouterr().out
+
+
+@pytest.mark.slow
+def test_a_cell_tagged_show_stderr_may_show_it(tmp_path: Path) -> None:
+    shown = [f":tags: [show-stderr]\n{WARNS}",
+             ":tags: [show-stderr]\nimport sys\nprint('on purpose', file=sys.stderr)"]
+    result = build(["en"], root=book_with_cells(tmp_path, ["x = 1", *shown]))
+    assert (result.status, result.failures) == (0, [])
+    page = (tmp_path / "_build" / "html" / "en" / "book" / "05-step-1.html").read_text()
+    assert "no glyph for 训" in page and "on purpose" in page
 
 
 @pytest.mark.slow

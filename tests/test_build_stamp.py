@@ -9,7 +9,6 @@ import subprocess
 from pathlib import Path
 
 import pytest
-from book_outputs import ROOT
 from test_book import HEADER, tiny_book
 
 from tools import build_stamp
@@ -119,9 +118,6 @@ def test_a_second_build_of_an_unchanged_book_skips_sphinx(
         tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
     root = tiny_book(tmp_path)
     (root / "book" / "05-step-1.md").write_text(HEADER + "\n```{code-cell} ipython3\nx = 1\n```\n")
-    for folder in ("_templates", "_static"):  # the theme's templates and the pages' scripts
-        shutil.copytree(ROOT / folder, root / folder)
-    (root / "_live").mkdir()  # the live cells' assets (`html_extra_path`), none needed here
     (root / ".gitignore").write_text("_build/\n__pycache__/\n_live/\n")
     git(root, "init", "-q")
     assert build(["en"], root=root).status == 0

@@ -36,8 +36,6 @@ KEPT = {
     "x", "y", "w", "moved", "n", "true", "false",
     # words the glossary keeps in English: backward, tape (consumed), loss, the loss plots' MSE
     "backward", "tape", "consumed", "MSE", "CPU", "GPU", "Adam", "MLX", "Burn",
-    # the outcomes' names, which stay English in every table (the glossary's 结局 row)
-    "trains", "silent-then-crash", "crash-at-step-0", "no-gradients", "crash-later",
 }
 """Latin words a zh picture may show, besides identifiers (a `_`, `.`, `(` or a digit in the word,
 or an inner capital: `to_device`, `NodeId(3)`, `TapeConsumedError`) and Burn's own messages."""

@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
+import contextlib
+import logging
+import re
+import warnings
+from collections.abc import Iterator
+
 import matplotlib
 import matplotlib.pyplot as plt
 import pytest
 from article import EXPECTED
+from matplotlib import font_manager
 from matplotlib.axes import Axes
 from matplotlib.collections import PathCollection
 from matplotlib.colors import to_rgb
 
+from mlx_autodiff import font_metrics
 from mlx_autodiff.curves import OUTCOME_COLOURS, inline_svg, loss_curve, small_multiples
 from mlx_autodiff.scenarios import RunRecord, run, run_all
 
@@ -126,3 +134,53 @@ def test_small_multiples_share_an_x_axis_wide_enough_for_every_run(records: dict
     fig = small_multiples([one_step, records["direct"]])
     assert all(list(ax.get_xticks()) == [0, 1, 2, 3, 4] for ax in fig.axes)
     assert len(fig.axes) == 2
+
+
+@contextlib.contextmanager
+def only_matplotlibs_fonts() -> Iterator[None]:
+    """matplotlib as on a machine with no CJK font: only the fonts matplotlib ships (a fresh Linux
+    machine, or one whose font cache was made before a CJK font was installed)."""
+    manager = font_manager.fontManager
+    every = manager.ttflist
+    manager.ttflist = [font for font in every if font.fname.startswith(matplotlib.get_data_path())]
+    manager._findfont_cached.cache_clear()
+    font_metrics.register.cache_clear()  # adds the metrics fonts to this list
+    try:
+        yield
+    finally:
+        manager.ttflist = every
+        manager._findfont_cached.cache_clear()
+        font_metrics.register.cache_clear()
+
+
+def chinese_curves(records: dict[str, RunRecord]) -> str:
+    shown = [inline_svg(small_multiples(list(records.values()))),
+             inline_svg(loss_curve(records["ad-to_device"]))]
+    return "".join(picture.translations["zh_CN"] for picture in shown)
+
+
+def test_chinese_curves_need_no_cjk_font_and_say_nothing(records: dict[str, RunRecord],
+                                                         caplog: pytest.LogCaptureFixture) -> None:
+    """No glyph warning, no log line (a kernel shows both on the page), and the same picture as on a
+    machine with CJK fonts: the words are SVG text, which the reader's browser draws."""
+    with_fonts = chinese_curves(records)
+    with only_matplotlibs_fonts(), warnings.catch_warnings(), caplog.at_level(logging.DEBUG, "matplotlib"):
+        warnings.simplefilter("error")
+        assert not any("CJK" in font.name for font in font_manager.fontManager.ttflist)
+        without = chinese_curves(records)
+    assert [record.getMessage() for record in caplog.records if record.levelno >= logging.INFO] == []
+    assert without == with_fonts
+    words = " ".join(re.findall(r"<text\b[^>]*>([^<]*)</text>", without))
+    assert "训练步" in words and "第 1 步" in words, words
+    assert f"font-family: {font_metrics.BROWSER_FONTS}" in without and font_metrics.FAMILY not in without
+
+
+def test_the_metrics_font_makes_a_han_character_an_em_wide() -> None:
+    with only_matplotlibs_fonts():
+        fig = loss_curve(run("direct", steps=1))
+        renderer = fig.canvas.get_renderer()
+        with matplotlib.rc_context({"font.family": font_metrics.FAMILIES}):
+            han, latin = fig.text(0, 0, "训练训练", fontsize=10), fig.text(0, 0, "MM", fontsize=10)
+            widths = [text.get_window_extent(renderer).width for text in (han, latin)]
+    assert widths[0] == pytest.approx(4 * 10 * fig.dpi / 72, rel=0.02)
+    assert 0 < widths[1] < widths[0]

@@ -60,3 +60,94 @@ def test_no_sentence_ends_with_a_placeholder() -> None:
     for language in ("en", "zh_CN"):
         for key, template in words(language, "explained")["sentences"].items():
             assert not template.endswith("}"), f"{language}: {key}"
+
+
+# ----- every engine error a chapter shows, and the step-0 guard's messages (issue 40) ------------------
+
+def _raised(make) -> str:
+    try:
+        make()
+    except AutodiffError as error:
+        return f"{type(error).__name__}: {error}"
+    raise AssertionError("nothing raised")
+
+
+def _guarded(model, steps: int = 1) -> str:
+    from mlx_autodiff import Distribution, MseLoss
+    from mlx_autodiff.guard import TrainingGuard
+
+    guard = TrainingGuard(model, check_flags=False)
+    if steps > 1:
+        guard.check_gradients = lambda *args: None  # let step 0 through to reach step 1's error
+    metal = Device.metal().autodiff()
+    metal.seed(1)
+    x = Tensor.random([8, 4], Distribution.uniform(-1.0, 1.0), metal)
+
+    def loop() -> None:
+        for step in range(steps):
+            guard.backward(step, MseLoss().forward(model.forward(x), x.sum_dim(1)), model)
+
+    return _raised(loop)
+
+
+def engine_messages() -> dict[str, str]:
+    from mlx_autodiff.guard import assert_trainable
+    from mlx_autodiff.methods import initialized
+
+    flex, metal = Device.flex().autodiff(), Device.metal().autodiff()
+
+    def twice() -> None:
+        loss = Tensor.ones([2], flex).require_grad().exp().sum()
+        loss.backward()
+        loss.backward()
+
+    return {
+        "NonLeafRequireGradError": _raised(lambda: Tensor.ones([2], flex).require_grad().to_device(metal)
+                                           .require_grad()),
+        "MissingRootStepError": _raised(twice),
+        "AlreadyAutodiffError": _raised(lambda: Tensor.from_inner(Tensor.ones([2], metal))),
+        "AutodiffMoveError": _raised(lambda: Tensor.ones([2], flex).to_device(Device.metal())),
+        "NotTrainableError (to_device)": _raised(lambda: assert_trainable(
+            initialized(flex).to_device(metal))),
+        "NotTrainableError (plain)": _raised(lambda: assert_trainable(
+            initialized(Device.flex()).fork(metal))),
+        "MissingGradientsError": _guarded(initialized(flex).to_device(metal)),
+        "the guard's advice": _guarded(initialized(flex).to_device(metal), steps=2),
+    }
+
+
+MESSAGES = engine_messages()
+
+
+@pytest.mark.parametrize("case", MESSAGES)
+def test_every_error_a_page_shows_is_explained_in_chinese(case: str) -> None:
+    """Chapters 3, 5, 8a, 10, 11 and 12 show these: the engine's sentences in Chinese, Burn's verbatim,
+    wrapped or not (a chapter may print a message at 76 columns)."""
+    import textwrap
+
+    from test_zh_phrases import VERBATIM, english_phrases
+
+    message = MESSAGES[case]
+    kept = {"backward", "loss", "tape", "autodiff", "GRAD", "fork", "metal", "flex", "weight", "bias"}  # kept
+    for text in (message, "\n".join(textwrap.fill(line, 76) for line in message.splitlines())):
+        chinese = explained(text, "zh_CN")
+        assert HAN.search(chinese), chinese
+        assert english_phrases(re.sub(r"^\w+Error: ", "", chinese), kept) == [], chinese
+        for quoted in VERBATIM:
+            assert (quoted in re.sub(r"\s+", " ", text)) == (quoted in re.sub(r"\s+", " ", chinese)), quoted
+
+
+def test_messages_printed_one_after_another_are_each_explained() -> None:
+    """Chapter 12 prints three guard messages in one output, wrapped and indented: a sentence of one
+    must not be found across two (`{n} of {total} ...` from a word of the message before it)."""
+    import textwrap
+
+    from test_zh_phrases import english_phrases
+
+    cases = ["NotTrainableError (to_device)", "NotTrainableError (plain)", "MissingGradientsError"]
+    printed = "\n\n".join("\n".join(textwrap.fill(f"{case}: {line}", 76, subsequent_indent="    ")
+                                    for line in MESSAGES[case].splitlines()) for case in cases)
+    chinese = explained(printed, "zh_CN")
+    kept = {"backward", "loss", "autodiff", "fork", "metal", "flex", "weight", "bias", "NotTrainableError",
+            "MissingGradientsError", "to_device", "plain"}
+    assert english_phrases(re.sub(r"\w+Error: ", "", chinese), kept) == [], chinese

@@ -225,10 +225,21 @@ def test_every_stepper_slides_through_the_engines_frames(visit, docname: str, la
     assert not opened.network, f"{docname}: requests to the network {opened.network}"
 
 
+# Where a reader may have scrolled the stepper to before stepping through it: its top just below the
+# theme's header (the player's sticky columns fill the window), or half-way down the window (the
+# columns not yet stuck: the lower half of the graph below the window's bottom).
+STARTS = {"top": "(root) => root.scrollIntoView({block: 'start', behavior: 'instant'})",
+          "half-way": """(root) => { root.scrollIntoView({block: 'start', behavior: 'instant'});
+            scrollBy({top: root.getBoundingClientRect().top - innerHeight / 2, behavior: 'instant'}); }"""}
+
+
+@pytest.mark.parametrize("start", STARTS)
 @pytest.mark.parametrize("language", EDITIONS)
 @pytest.mark.parametrize("docname", STEPPER_PAGES)
 def test_at_1280_by_800_the_current_node_and_the_controls_are_on_screen_at_every_frame(
-        visit, docname: str, language: str) -> None:
+        visit, docname: str, language: str, start: str) -> None:
+    """Stepped with Next step from where the reader scrolled to, then back with the Left arrow: each
+    step shows the frame's box, scrolling the page if it must (_static/stepper.js, `reveal`)."""
     opened = visit(f"{docname}.html", WIDE, language)
     opened.page.set_viewport_size({"width": WIDE, "height": DESK_HEIGHT})
     stepper = steppers(opened.page)[0]
@@ -237,17 +248,25 @@ def test_at_1280_by_800_the_current_node_and_the_controls_are_on_screen_at_every
     # the stepper is the theme's full-width content: once it is on screen the theme folds the contents
     # sidebar (an animation), which until then lies over the player's right half (sphinx-book-theme 1.1.4)
     opened.page.wait_for_function(FOLDED_JS)
+    stepper.evaluate(STARTS[start])
     next_button = stepper.get_by_role("button", name=said(language)["next"])
-    for index in range(len(data["frames"])):
-        if index:
-            next_button.click()
-        fit = stepper.evaluate(FIT_JS)
+
+    def on_screen(index: int, how: str) -> None:
+        fit, where = stepper.evaluate(FIT_JS), f"{start}, frame {index} ({how})"
         for part in ("controls", "slider"):
-            assert inside(fit[part], fit["viewport"]), f"frame {index}: the {part} are off screen"
+            assert inside(fit[part], fit["viewport"]), f"{where}: the {part} are off screen"
         if fit["box"]:
             assert inside(fit["box"], fit["viewport"]) and inside(fit["box"], fit["picture"], 2), (
-                f"frame {index}: the current node is off screen")
-    opened.screenshot(f"stepper-fit-{language}-{docname.removeprefix('book/')}")
+                f"{where}: the current node is off screen")
+
+    # the first frame as loaded shows where the reader scrolled; it is checked once stepped back to
+    for index in range(1, len(data["frames"])):
+        next_button.click()  # Playwright scrolls a button only when it is off screen, which fails below
+        on_screen(index, "Next step")
+    for index in range(len(data["frames"]) - 2, -1, -1):
+        opened.page.keyboard.press("ArrowLeft")
+        on_screen(index, "Left arrow")
+    opened.screenshot(f"stepper-fit-{language}-{docname.removeprefix('book/')}-{start}")
 
 
 def test_step_1s_last_frame_names_the_node_the_chapters_error_names(visit) -> None:

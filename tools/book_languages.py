@@ -65,6 +65,10 @@ and `_build/html/zh_CN/`, the Chinese text coming from the gettext catalogs in
 - writes the engine's explanation in a printed error (a cell's stream or traceback) in the
   page's language, Burn's words left verbatim (`ExplainErrors`, mlx_autodiff/explained.py): one
   execution prints English for every edition;
+- gives prose the role {ui}`live.refused` (`interface_words`): what the page scripts show under that
+  key of the page words, in the page's language, to its first clause ("the kernel server refused this
+  page's token"; a `{name}` without a value given, `{ui}`live.answerTitle name=x``, as "…"), so prose
+  that tells a reader what to look for quotes the words the page shows, in its edition;
 - writes myst-nb's execution table (appendix 3, `{nb-exec-table}`: its header and the word
   "cache", English in myst-nb 1.4.0's `make_stat_table`) in the page's language
   (`TranslateExecutionTable`, the words files' part "exec_table");
@@ -105,7 +109,7 @@ from sphinx_external_toc.events import InsertToctrees
 from mlx_autodiff.editions import pick
 from mlx_autodiff.explained import explained
 from mlx_autodiff.site_layout import page_path, relative, url
-from mlx_autodiff.words import words
+from mlx_autodiff.words import PLACEHOLDER, words
 from tools.editions import LANGUAGES, Language
 
 SWITCHER = "language-switcher.html"
@@ -406,6 +410,31 @@ class PickEdition(SphinxPostTransform):
             raw.replace_self(picked)
 
 
+FIRST_CLAUSE = re.compile(r"[:：。（]|\.(?=\s|$)| \(")
+"""Where the quoted part of an interface message ends: its first colon, full stop or parenthesis."""
+
+
+def interface_words(name: str, rawtext: str, text: str, lineno: int, inliner: Any,
+                    options: dict[str, Any] | None = None, content: list[str] | None = None,
+                    ) -> tuple[list[nodes.Node], list[nodes.system_message]]:
+    """{ui}`<part>.<key> [name=value ...]`: the page words' text under that key, to its first clause,
+    in the page's language (a quote in prose of what the page shows)."""
+    key, *given = text.split()
+    language = inliner.document.settings.env.config.language
+    table: Any = words(language, "page")
+    try:
+        for part in key.split("."):
+            table = table[part]
+    except (KeyError, TypeError):
+        message = inliner.reporter.error(f"no page words under {key!r} (mlx_autodiff/words, part \"page\")",
+                                         line=lineno)
+        return [inliner.problematic(rawtext, rawtext, message)], [message]
+    values = dict(value.split("=", 1) for value in given)
+    clause = FIRST_CLAUSE.split(table, maxsplit=1)[0].strip()
+    quoted = PLACEHOLDER.sub(lambda match: values.get(match[1], "…"), clause)
+    return [nodes.Text(quoted)], []
+
+
 class ExplainErrors(SphinxPostTransform):
     """A cell output's text with the engine's sentences in the page's language."""
 
@@ -416,7 +445,7 @@ class ExplainErrors(SphinxPostTransform):
             return
         for block in list(self.document.findall(nodes.literal_block)):
             text = block.astext()
-            if "output" not in block.get("classes", []) or "What happened: " not in text:
+            if "output" not in block.get("classes", []):
                 continue
             rewritten = explained(text, self.config.language)
             if rewritten != text:
@@ -474,6 +503,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_source_parser(Parser, override=True)
     app.add_directive("exercise", Exercise, override=True)
     app.add_directive("exercise-start", ExerciseStart, override=True)
+    app.add_role("ui", interface_words)
     app.add_post_transform(KeepExerciseTitles)
     app.add_post_transform(PickEdition)
     app.add_post_transform(ExplainErrors)

@@ -33,7 +33,9 @@ When a chapter fails to execute, Sphinx buries the cause in a long traceback.
 The build therefore ends with one line per language and one per failing
 chapter, e.g. `chapter book/05-step-1.md failed at cell 4 (line 61):
 TapeConsumedError: ...`. A chapter that fails to execute fails the same way in
-every language, so the languages after the first such build are not built.
+every language, so the languages after the first such build are not built. A
+cell that wrote to stderr (a warning) fails the build too, and is named the
+same way (tools/executed_notebooks.py).
 """
 
 from __future__ import annotations
@@ -73,12 +75,16 @@ LOGGED_FAILURE = re.compile(
 )
 # nbclient's CellExecutionError quotes the failing cell between two dashed rules.
 FAILED_CELL = re.compile(r"executing the following cell:\n-{10,}\n(?P<src>.*?)\n-{10,}\n", re.DOTALL)
+# tools/executed_notebooks.py's warning for a cell that wrote to stderr (its STDERR_WARNING).
+LOGGED_STDERR = re.compile(
+    r"^(?P<path>\S[^\n]*?)(?::(?P<line>\d+))?: WARNING: cell (?P<cell>\d+) wrote to stderr, which its "
+    r"output shows the reader: (?P<first>.*?) \(fix the cause", re.MULTILINE)
 EXCEPTION_LINE = re.compile(r"^[A-Za-z_][\w.]*(Error|Exception|Warning|Exit|Interrupt)(: .*)?$")
 
 
 @dataclass(frozen=True)
 class ExecutionFailure:
-    """One chapter whose code failed while the book was built."""
+    """One chapter whose code failed while the book was built, or wrote to stderr (a warning)."""
 
     chapter: str  # source path relative to the book root, e.g. "book/05-step-1.md"
     cell: int | None  # 1-based number among the chapter's code cells; None if not found
@@ -176,7 +182,7 @@ def failure_from_traceback(root: Path, source: Path, traceback: str) -> Executio
 
 
 def execution_failures(root: Path, log: str, html: Path | None = None) -> list[ExecutionFailure]:
-    """Every chapter that failed to execute, from the build log and myst-nb's reports.
+    """Every chapter that failed to execute or wrote to stderr, from the build log and myst-nb's reports.
 
     With `nb_execution_raise_on_error` the build stops at the first failure and only
     the log names it; without it, myst-nb saves each traceback in
@@ -186,6 +192,11 @@ def execution_failures(root: Path, log: str, html: Path | None = None) -> list[E
     found: dict[str, ExecutionFailure] = {}
     for match in LOGGED_FAILURE.finditer(ANSI.sub("", log)):
         failure = failure_from_traceback(root, Path(match["path"]), match["tb"])
+        found.setdefault(failure.chapter, failure)
+    for match in LOGGED_STDERR.finditer(ANSI.sub("", log)):
+        line = int(match["line"]) if match["line"] else None
+        failure = ExecutionFailure(_relative(root, Path(match["path"])), int(match["cell"]), line,
+                                   f"wrote to stderr: {match['first']}")
         found.setdefault(failure.chapter, failure)
     reports = (html or root / "_build" / "html") / "reports"
     for report in sorted(reports.rglob("*.err.log")) if reports.exists() else []:
@@ -379,6 +390,9 @@ def prepare(root: Path) -> bool:
         if ready.parent.is_dir():
             ready.write_text(fingerprint.hexdigest())
         return True
+    # matplotlib's font list, made here once: a kernel that makes it logs onto its cell's stderr when
+    # that takes over 5 s ("Matplotlib is building the font cache"), which fails the build
+    import matplotlib.font_manager  # noqa: F401
     print(f"executing {len(missing)} chapter(s), {workers()} at a time: "
           + " ".join(_relative(root, source) for source in missing), flush=True)
     complete = True

@@ -23,6 +23,15 @@ Two gaps in the toolchain, closed where the notebooks are written:
   service (Binder, JupyterHub, Colab) is configured, and this book is read
   offline. The completed notebook is copied next to the page's sources and the
   theme is told about it, so its download menu shows `.ipynb`.
+
+And one rule: what a cell wrote to stderr (a Python warning, a log line) reaches
+its output, on the page and in the download, often with the build machine's
+paths in it. So the completed notebook is read for stderr streams, and each one
+is a warning, which the strict build (`-W`) turns into a failure that names the
+chapter, the cell and its first line (tools/build_book.py's summary repeats
+it). A cell whose page must show its stderr says so with the tag `show-stderr`.
+myst-nb's `nb_output_stderr` cannot be told by a tag, and it sees only the
+outputs a page renders, not those of a cell tagged `remove-output`.
 """
 
 from __future__ import annotations
@@ -35,6 +44,16 @@ from typing import Any
 import nbformat
 from jupyter_cache import get_cache
 from sphinx.application import Sphinx
+from sphinx.util import logging
+
+from tools.build_book import locate_cell
+
+logger = logging.getLogger(__name__)
+
+SHOW_STDERR = "show-stderr"
+"""The tag of a cell whose output shows what it wrote to stderr on purpose."""
+STDERR_WARNING = "cell {cell} wrote to stderr, which its output shows the reader"
+"""How the warning begins (tools/build_book.py reads it back for its summary)."""
 
 
 def restore_cached_outputs(notebook_path: Path, cache_path: Path) -> bool:
@@ -52,6 +71,28 @@ def restore_cached_outputs(notebook_path: Path, cache_path: Path) -> bool:
     return True
 
 
+def stderr_written(notebook: nbformat.NotebookNode) -> list[tuple[int, str]]:
+    """(code cell number, from 1, what it wrote) for each code cell that wrote to stderr untagged."""
+    code = [cell for cell in notebook.cells if cell.cell_type == "code"]
+    written = [(number, "".join(output.text for output in cell.get("outputs", [])
+                                if output.output_type == "stream" and output.name == "stderr"))
+               for number, cell in enumerate(code, start=1)
+               if SHOW_STDERR not in cell.metadata.get("tags", [])]
+    return [(number, text) for number, text in written if text]
+
+
+def warn_of_stderr(app: Sphinx, pagename: str, notebook: nbformat.NotebookNode) -> None:
+    """A warning (with -W, a failure) for each code cell of the page that wrote to stderr untagged."""
+    source = Path(app.env.doc2path(pagename))
+    code = [cell for cell in notebook.cells if cell.cell_type == "code"]
+    for number, text in stderr_written(notebook):
+        _, line = locate_cell(source, code[number - 1].source) if source.suffix == ".md" else (None, None)
+        first = next((row.strip() for row in text.splitlines() if row.strip()), "")
+        logger.warning(STDERR_WARNING.format(cell=number) + f": {first} (fix the cause, or tag the cell "
+                       f"`{SHOW_STDERR}` if the page must show it)", location=(pagename, line),
+                       type="book", subtype="stderr")
+
+
 def offer_notebook(
     app: Sphinx, pagename: str, templatename: str, context: dict[str, Any], doctree: Any
 ) -> None:
@@ -61,6 +102,7 @@ def offer_notebook(
         return
     cache = Path(config.execution_cache_path)
     restore_cached_outputs(executed, cache)
+    warn_of_stderr(app, pagename, nbformat.read(executed, as_version=4))
     target = Path(app.outdir) / "_sources" / f"{pagename}.ipynb"
     target.parent.mkdir(parents=True, exist_ok=True)
     shutil.copy2(executed, target)

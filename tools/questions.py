@@ -26,7 +26,8 @@ translate it like the rest of the page. `:keys:` names the bullets, in order.
 The right key comes from a run: `:case:` names a case in tools/question_cases.py and
 `:answer:` the field of its result that holds the key (for `order`, the list of keys).
 A question no run can back (a fact about Burn) gives the key itself in `:answer:` and
-says where it comes from in `:source:`. `` {case}`name.field` `` writes a case's value
+says where it comes from in `:source:` (a key of the page words' `questions.sources`, shown in
+the page's language, or a file's path). `` {case}`name.field` `` writes a case's value
 into any text. The cases run once per engine, each in a fresh process, into
 `_build/.questions/<key>.json` (the key as for the execution cache:
 tools/build_book.py's `engine_key`); a key no choice has fails the build.
@@ -305,9 +306,10 @@ def visit_question(self: Any, node: question) -> None:
     explanation = _html(self, parts["explanation"].children)
     if explanation:
         out.append(f'<div class="question-explanation">{explanation}</div>')
-    if node["source"]:
-        out.append(f'<p class="question-source">{escape(said["source"])} '
-                   f'<code>{escape(node["source"])}</code></p>')
+    if node["source"]:  # a source the words name, in the page's language; else a path, as code
+        named = said["sources"].get(node["source"])
+        cited = escape(named) if named else f'<code>{escape(node["source"])}</code>'
+        out.append(f'<p class="question-source">{escape(said["source"])} {cited}</p>')
     out.append("</details></div>")
     self.body.append("\n".join(out))
     raise nodes.SkipNode
