@@ -427,6 +427,20 @@ def test_answers_are_read_by_label_with_the_cells_a_reader_added_under_them(book
     assert "NotImplementedError" in answers_in(nb, chapter)[FORK_FIX]
 
 
+def test_a_copys_check_cell_grades_the_saved_answer(book: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """What a copy's check cell runs, outside a kernel: the file as saved (its stub, not done yet)."""
+    from mlx_autodiff.exercises import check_saved
+
+    path = fork(resolve("90", book)).path
+    cell = next(c for c in nbformat.read(path, as_version=4).cells
+                if c.metadata.get("exercise") == REQUIREMENTS and "check" in c.metadata.get("tags", []))
+    assert f'check_saved("{REQUIREMENTS}", "90-fixture.ipynb")' in cell.source
+    check_saved(REQUIREMENTS, str(path), book=book)
+    out = capsys.readouterr().out
+    assert out.startswith("FAIL  Exercise 1  ex-90-requirements") and "not done yet" in out, out
+    assert "ex-90-fork-fix" not in out, "only the cell's own exercise"
+
+
 def test_blank_is_comments_and_space_only() -> None:
     assert is_blank("") and is_blank("# nothing yet\n\n")
     assert not is_blank("pass") and not is_blank("None") and not is_blank("x = (")

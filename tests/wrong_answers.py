@@ -49,6 +49,23 @@ WRONG: dict[str, list[Answer]] = {
             "assumes every model has a weight and a bias: a Linear without a bias has bias None",
             "raised_in_check:AttributeError",
         ),
+        Answer(
+            "def untouched(model):\n"
+            "    return ['weight', 'bias']\n",
+            "the names of a Linear's two parameters, typed in (a reviewer's try)",
+            "failed:wrong",
+        ),
+        Answer(
+            "untouched = None\n",
+            "a name defined as None (a reviewer's try)",
+            "failed:_common\\.not_a_function",
+        ),
+        Answer(
+            "def untouched(model):\n"
+            "    return [name for name, param in model.named_params() if param.val() is None]\n",
+            "asks val(), which builds the tensor (a reviewer's try)",
+            "failed:reads",
+        ),
     ],
     "ex-01-target": [
         Answer(
@@ -89,6 +106,19 @@ WRONG: dict[str, list[Answer]] = {
             "check that read the answer's `metal` would accept",
             "failed:on_metal",
         ),
+        Answer(
+            "moved = recipe.to_device(metal)\n"
+            "moved.weight.val()\n",
+            "reads the weight only (a reviewer's try)",
+            "failed:read_after",
+        ),
+        Answer(
+            "moved = recipe.to_device(metal)\n"
+            "for param in recipe.params():\n"
+            "    param.val()\n",
+            "reads the recipe after the move instead of the moved model (a reviewer's try)",
+            "failed:recipe_read",
+        ),
     ],
     "ex-02-one-call": [
         Answer(
@@ -128,6 +158,18 @@ WRONG: dict[str, list[Answer]] = {
             "unmoved",
             "failed:on_device",
         ),
+        Answer(
+            "def place(model, device):\n"
+            "    return model.to_device(device).train()\n",
+            "train() after to_device of an autodiff model (a reviewer's try)",
+            "raised_in_check:AlreadyAutodiffError",
+        ),
+        Answer(
+            "def place(model, device):\n"
+            "    return model.fork(device).no_grad()\n",
+            "forks, then freezes every parameter (a reviewer's try)",
+            "failed:no_train",
+        ),
     ],
     "ex-03-source-leaf": [
         Answer(
@@ -154,8 +196,15 @@ WRONG: dict[str, list[Answer]] = {
             "    return dict(model.named_params())[param.name].val().node\n",
             "reads the chapter's own `model` by the parameter's name instead of following "
             "node.parents",
-            "failed:leaf",
+            "failed:leaf|raised_in_check:KeyError",
             on_the_page=True,
+        ),
+        Answer(
+            "def source_leaf(param):\n"
+            "    node = param.val().node\n"
+            "    return node.parents[0] if node.parents else node\n",
+            "one step back at most (a reviewer's try)",
+            "failed:leaf",
         ),
     ],
     "ex-03-repair": [
@@ -211,6 +260,16 @@ WRONG: dict[str, list[Answer]] = {
             "typed-in numbers instead of the moved weight's values",
             "failed:values",
         ),
+        Answer(
+            "repaired = moved.weight.val().detach().require_grad().to_device(metal)\n",
+            "a leaf, then moved again: the result is an op's output (a reviewer's try)",
+            "failed:grad_leaf",
+        ),
+        Answer(
+            "repaired = moved.weight.val().to_device(metal.inner())\n",
+            "a plain copy on metal: not a Grad leaf (a reviewer's try)",
+            "raised:AutodiffMoveError",
+        ),
     ],
     "ex-04-smoke-test": [
         Answer(
@@ -259,6 +318,24 @@ WRONG: dict[str, list[Answer]] = {
             "failed:unchanged",
             on_the_page=True,
         ),
+        Answer(
+            "def no_effect(model, x, y):\n"
+            "    loss = MseLoss().forward(model.forward(x), y, Reduction.MEAN)\n"
+            "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
+            "    stepped = AdamConfig().init().step(1e-1, model, grads)\n"
+            "    return stepped, [name for name, p in model.named_params() if p.is_require_grad()]\n",
+            "names the parameters that are Grad leaves: the opposite (a reviewer's try)",
+            "failed:unchanged",
+        ),
+        Answer(
+            "def no_effect(model, x, y):\n"
+            "    loss = MseLoss().forward(model.forward(x), y, Reduction.MEAN)\n"
+            "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
+            "    stepped = AdamConfig().init().step(1e-1, model, grads)\n"
+            "    return stepped, [] if len(grads) == 2 else ['weight', 'bias']\n",
+            "all or nothing, by the count of two (a reviewer's try)",
+            "failed:unchanged",
+        ),
     ],
     "ex-04-lost-gradient": [
         Answer(
@@ -297,6 +374,20 @@ WRONG: dict[str, list[Answer]] = {
             "failed:own_gradient",
             on_the_page=True,
         ),
+        Answer(
+            "forked = model.fork(metal)\n"
+            "forked_raw = MseLoss().forward(forked.forward(x), y, Reduction.MEAN).backward()\n"
+            "forked_grad = forked_raw.get(forked.bias.val())\n",
+            "the bias's gradient instead of the weight's (a reviewer's try)",
+            "failed:own_gradient",
+        ),
+        Answer(
+            "forked = model.fork(metal)\n"
+            "forked_raw = MseLoss().forward(moved.forward(x), y, Reduction.MEAN).backward()\n"
+            "forked_grad = forked_raw.get(forked.weight.val())\n",
+            "the loss of the moved model, not the forked one (a reviewer's try)",
+            "raised:TapeConsumedError",
+        ),
     ],
     "ex-05-predict-node": [
         Answer(
@@ -326,6 +417,25 @@ WRONG: dict[str, list[Answer]] = {
             "    return max(param.val().node.id for param in model.params())\n",
             "the largest parameter node id: the bias's for a Linear moved at once, but not the "
             "rule (the walk is last in, first out)",
+            "failed:predicted",
+        ),
+        Answer(
+            "def predict_failing_node(model):\n"
+            "    return model.bias.val().node.id\n",
+            "always the bias, even when there is none (a reviewer's try)",
+            "raised_in_check:AttributeError",
+        ),
+        Answer(
+            "def predict_failing_node(model):\n"
+            "    return min(param.val().node.id for param in model.params())\n",
+            "the smallest id (a reviewer's try)",
+            "failed:predicted",
+        ),
+        Answer(
+            "def predict_failing_node(model):\n"
+            "    first = model.bias if model.bias is not None else model.weight\n"
+            "    return first.val().node.parents[0].id\n",
+            "the CPU original's id, not the moved node's (a reviewer's try)",
             "failed:predicted",
         ),
     ],
@@ -374,6 +484,18 @@ WRONG: dict[str, list[Answer]] = {
             "two backward passes added, behind a small class with a get method",
             "failed:once",
             on_the_page=True,
+        ),
+        Answer(
+            "combined = x.matmul(w).mean().backward()\n"
+            "w_grad = combined.get(w) * 2\n",
+            "one backward pass of the first loss, doubled (a reviewer's try)",
+            "failed:from_combined",
+        ),
+        Answer(
+            "combined = (x.matmul(w).mean() * x.matmul(w).square().mean()).backward()\n"
+            "w_grad = combined.get(w)\n",
+            "the product of the losses, not their sum (a reviewer's try)",
+            "failed:sum",
         ),
     ],
     "ex-06-fork-by-hand": [
@@ -425,6 +547,19 @@ WRONG: dict[str, list[Answer]] = {
             "Grad leaf",
             "failed:requirement",
         ),
+        Answer(
+            "def fork_tensor(tensor, device):\n"
+            "    moved = tensor.to_device(device).detach()\n"
+            "    return moved.require_grad() if tensor.node is not None else moved\n",
+            "asks for gradients for every autodiff input (a reviewer's try)",
+            "failed:requirement",
+        ),
+        Answer(
+            "def fork_tensor(tensor, device):\n"
+            "    return tensor.detach().to_device(device)\n",
+            "detaches before the move: the move is then an op's output (a reviewer's try)",
+            "failed:new_leaf",
+        ),
     ],
     "ex-06-rescue": [
         Answer(
@@ -447,6 +582,16 @@ WRONG: dict[str, list[Answer]] = {
             "rescued = moved_elsewhere().valid().train()\n",
             "rescues another model made the same way, not arrived",
             "failed:same_ids",
+        ),
+        Answer(
+            "rescued = arrived.no_grad().fork(metal)\n",
+            "frozen, then forked: untracked leaves (a reviewer's try)",
+            "failed:grad_leaf",
+        ),
+        Answer(
+            "rescued = arrived.fork(metal).train()\n",
+            "fork, then train(): train() wraps plain tensors only (a reviewer's try)",
+            "raised:AlreadyAutodiffError",
         ),
     ],
     "ex-07-sgd": [
@@ -488,6 +633,32 @@ WRONG: dict[str, list[Answer]] = {
             "    grad_counts.append(len(grads))\n"
             "    model = optim.step(1e-2, model, grads)\n",
             "SGD, but with learning rate 0.01 instead of 0.1",
+            "failed:sgd",
+        ),
+        Answer(
+            "start = model = initialized(flex.autodiff()).fork(metal)\n"
+            "optim = SgdConfig().init()\n"
+            "losses, grad_counts = [], []\n"
+            "for step in range(5):\n"
+            "    loss = MseLoss().forward(model.forward(x), y, Reduction.MEAN)\n"
+            "    losses.append(loss)\n"
+            "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
+            "    grad_counts.append(len(grads))\n"
+            "    model = optim.step(1e-1, model, grads)\n",
+            "records the loss tensors, not their values (a reviewer's try)",
+            "failed:numbers",
+        ),
+        Answer(
+            "start = model = initialized(flex.autodiff()).fork(metal)\n"
+            "optim = SgdConfig().init()\n"
+            "losses, grad_counts = [], []\n"
+            "for step in range(5):\n"
+            "    loss = MseLoss().forward(model.forward(x), y, Reduction.MEAN)\n"
+            "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
+            "    model = optim.step(1e-1, model, grads)\n"
+            "    losses.append(MseLoss().forward(model.forward(x), y, Reduction.MEAN).into_scalar())\n"
+            "    grad_counts.append(len(grads))\n",
+            "records the loss after each step instead of the step's own (a reviewer's try)",
             "failed:sgd",
         ),
     ],
@@ -568,6 +739,34 @@ WRONG: dict[str, list[Answer]] = {
             "its own check raising the guard's error, not TrainingGuard",
             "failed:through_guard",
         ),
+        Answer(
+            "from mlx_autodiff.guard import TrainingGuard\n"
+            "\n"
+            "def guarded_train(model, steps):\n"
+            "    guard, optim, losses = TrainingGuard(model), AdamConfig().init(), []\n"
+            "    for step in range(steps):\n"
+            "        loss = MseLoss().forward(model.forward(x), y, Reduction.MEAN)\n"
+            "        losses.append(loss)\n"
+            "        grads = guard.backward(step, loss, model)\n"
+            "        model = optim.step(1e-1, model, grads)\n"
+            "    return losses\n",
+            "returns the loss tensors (a reviewer's try)",
+            "failed:losses",
+        ),
+        Answer(
+            "from mlx_autodiff.guard import TrainingGuard\n"
+            "\n"
+            "def guarded_train(model, steps):\n"
+            "    guard, optim, losses = TrainingGuard(model, check_flags=False), AdamConfig().init(), []\n"
+            "    for step in range(steps):\n"
+            "        loss = MseLoss().forward(model.forward(x), y, Reduction.MEAN)\n"
+            "        losses.append(loss.into_scalar())\n"
+            "        grads = GradientsParams.from_grads(loss.backward(), model)\n"
+            "        model = optim.step(1e-1, model, grads)\n"
+            "    return losses\n",
+            "makes a guard but collects the gradients without it (a reviewer's try)",
+            "failed:tape",
+        ),
     ],
     "ex-08-eighth-method": [
         Answer(
@@ -592,6 +791,22 @@ WRONG: dict[str, list[Answer]] = {
             "uses fork after to_device, which the exercise rules out (and it does not train)",
             "failed:no_fork",
         ),
+        Answer(
+            "from mlx_autodiff.scenarios import Scenario\n"
+            "\n"
+            "eighth = Scenario('tt', 'to_device -> train()', 'flex.autodiff', True, ('to_device',"
+            " 'train'))\n",
+            "train() right after to_device of an autodiff model (a reviewer's try)",
+            "failed:trains",
+        ),
+        Answer(
+            "from mlx_autodiff.scenarios import Scenario\n"
+            "\n"
+            "eighth = Scenario('plain', 'plain -> to_device.train()', 'flex', True, ('to_device',"
+            " 'train'))\n",
+            "starts from a plain model, not an autodiff one (a reviewer's try)",
+            "failed:initialized",
+        ),
     ],
     "ex-09-plain-to-leaf": [
         Answer(
@@ -609,6 +824,11 @@ WRONG: dict[str, list[Answer]] = {
             "trainable = Tensor.random([4, 1], Distribution.uniform(-1.0, 1.0), metal).require_grad()\n",
             "a Grad leaf on metal, but new values instead of p's",
             "failed:values",
+        ),
+        Answer(
+            "trainable = p.to_device(metal.inner())\n",
+            "moved, still plain (a reviewer's try)",
+            "failed:plain",
         ),
     ],
     "ex-09-predict-kind": [
@@ -646,6 +866,21 @@ WRONG: dict[str, list[Answer]] = {
             "answers from a fixed sequence, again and again",
             "failed:kind",
         ),
+        Answer(
+            "def kind_after_to_device(model):\n"
+            "    return 'node' if model.weight.device.is_autodiff else 'plain'\n",
+            "forgets the lazy parameters (a reviewer's try)",
+            "failed:kind",
+        ),
+        Answer(
+            "def kind_after_to_device(model):\n"
+            "    weight = model.weight\n"
+            "    if not weight.is_initialized():\n"
+            "        return 'lazy'\n"
+            "    return 'node' if weight.lazy_is_require_grad() else 'plain'\n",
+            "the stored flag taken for the kind (a reviewer's try)",
+            "failed:kind",
+        ),
     ],
     "ex-10-plain-fork": [
         Answer(
@@ -662,6 +897,17 @@ WRONG: dict[str, list[Answer]] = {
             "model = initialized(metal)\n",
             "a new trainable model on metal, with new weights instead of plain_model's",
             "failed:values",
+        ),
+        Answer(
+            "model = plain_model.to_device(metal)\n",
+            "moved, still plain (a reviewer's try)",
+            "failed:plain",
+        ),
+        Answer(
+            "model = plain_model.train()\n"
+            "model = model.to_device(metal)\n",
+            "trainable, then moved with to_device: op outputs (a reviewer's try)",
+            "failed:grad_leaf",
         ),
     ],
     "ex-10-relocate": [
@@ -690,6 +936,21 @@ WRONG: dict[str, list[Answer]] = {
             "    return model.to_device(metal).train() if plain else model.fork(metal)\n",
             "always moves to metal, whatever device it is given",
             "failed:on_device",
+        ),
+        Answer(
+            "def relocate(model, device):\n"
+            "    if any(p.is_require_grad() for p in model.params()):\n"
+            "        return model.fork(device)\n"
+            "    return model.to_device(device).train()\n",
+            "is_require_grad() reads a lazy parameter (a reviewer's try)",
+            "failed:reads",
+        ),
+        Answer(
+            "def relocate(model, device):\n"
+            "    plain = any(p.is_initialized() and p.val().node is None for p in model.params())\n"
+            "    return model.train().fork(device) if plain else model.to_device(device)\n",
+            "to_device for autodiff models (a reviewer's try)",
+            "failed:grad_leaf",
         ),
     ],
     "ex-11-half-and-half": [
@@ -733,6 +994,34 @@ WRONG: dict[str, list[Answer]] = {
             "copies the hidden values to metal instead of moving them with to_device: the graph is "
             "cut there",
             "failed:to_device",
+        ),
+        Answer(
+            "class Halves(Module):\n"
+            "    def __init__(self):\n"
+            "        self.near = LinearConfig(4, 2).init(flex.autodiff())\n"
+            "        self.far = LinearConfig(2, 1).init(metal)\n"
+            "\n"
+            "    def forward(self, x):\n"
+            "        hidden = self.near.forward(x)\n"
+            "        return self.far.forward(Tensor.from_inner(hidden.inner().to_device(metal.inner())))\n"
+            "\n"
+            "halves = Halves()\n",
+            "moves a plain copy of the hidden values: the graph is cut (a reviewer's try)",
+            "failed:gradients",
+        ),
+        Answer(
+            "class Halves(Module):\n"
+            "    def __init__(self):\n"
+            "        self.near = LinearConfig(4, 2).init(metal)\n"
+            "        self.far = LinearConfig(2, 1).init(flex.autodiff())\n"
+            "\n"
+            "    def forward(self, x):\n"
+            "        hidden = self.near.forward(x.to_device(metal)).to_device(flex.autodiff())\n"
+            "        return self.far.forward(hidden).to_device(metal)\n"
+            "\n"
+            "halves = Halves()\n",
+            "the layers on the other devices (a reviewer's try)",
+            "failed:layers",
         ),
     ],
     "ex-12-step0-guard": [
@@ -823,6 +1112,15 @@ WRONG: dict[str, list[Answer]] = {
             "failed:no_guard",
             on_the_page=True,
         ),
+        Answer(
+            "def guarded_backward(loss, model):\n"
+            "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
+            "    if len(grads) != model.num_param_tensors():\n"
+            "        raise RuntimeError(f'only {len(grads)} gradients')\n"
+            "    return grads\n",
+            "says the count it got, not the one it expected (a reviewer's try)",
+            "failed:counts",
+        ),
     ],
     "ex-13-predict": [
         Answer(
@@ -856,6 +1154,23 @@ WRONG: dict[str, list[Answer]] = {
             "    return 'crash-at-step-0'\n",
             "reads the stored flag, which stays set through to_device: the flag is not the "
             "tensor's kind",
+            "failed:outcome",
+        ),
+        Answer(
+            "def predict(model):\n"
+            "    if all(p.is_require_grad() for p in model.params()):\n"
+            "        return 'trains'\n"
+            "    return 'silent-then-crash'\n",
+            "no plain case (a reviewer's try)",
+            "failed:outcome",
+        ),
+        Answer(
+            "def predict(model):\n"
+            "    tensors = [param.val() for param in model.params()]\n"
+            "    if any(t.node is None for t in tensors):\n"
+            "        return 'crash-at-step-0'\n"
+            "    return 'trains'\n",
+            "no to_device case (a reviewer's try)",
             "failed:outcome",
         ),
     ],
@@ -1037,6 +1352,10 @@ RIGHT: dict[str, list[Answer]] = {
             "trainable = Tensor.from_data(p.array, metal).require_grad()\n",
             "p's values copied into a new tensor on metal.autodiff, made a Grad leaf",
         ),
+        Answer(
+            "trainable = Tensor.from_inner(p).to_device(metal).require_grad()\n",
+            "wrapped, then moved: the move is an op's output",
+        ),
     ],
     "ex-02-one-call": [
         Answer(
@@ -1054,6 +1373,14 @@ RIGHT: dict[str, list[Answer]] = {
             "        (node,) = node.parents\n"
             "    return node\n",
             "follows every parent, not only to_device's: right for these models, so it must pass",
+        ),
+        Answer(
+            "def source_leaf(param):\n"
+            "    node = param.val().node\n"
+            "    while node.op == 'to_device':\n"
+            "        node = node.parents[-1]\n"
+            "    return node.parents[0] if node.parents else node\n",
+            "one step too far for a leaf with parents",
         ),
     ],
     "ex-04-smoke-test": [
@@ -1086,6 +1413,14 @@ RIGHT: dict[str, list[Answer]] = {
             "    return grads\n",
             "right, with a Chinese message: Han characters around the numbers have no word "
             "boundary, so it must pass",
+        ),
+        Answer(
+            "def guarded_backward(loss, model):\n"
+            "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
+            "    if not all(p.is_require_grad() for p in model.params()):\n"
+            "        raise RuntimeError(f'{len(grads)} of {model.num_param_tensors()} gradients')\n"
+            "    return grads\n",
+            "checks the flags, not the count: right here, so it it passes",
         ),
     ],
 }

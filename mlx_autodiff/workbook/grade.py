@@ -160,7 +160,7 @@ def _titled(exercise: Exercise, title: str | None) -> Exercise:
     return replace(exercise, title=title) if title else exercise
 
 
-def check_saved(label: str, saved_as: str, timeout: float = DEFAULT_TIMEOUT) -> None:
+def check_saved(label: str, saved_as: str, timeout: float = DEFAULT_TIMEOUT, book: Path = ROOT) -> None:
     """A copy's check cell: grade the answer to `label` saved in this notebook, and print the verdict.
 
     The notebook is the kernel's own (`__session__`, which JupyterLab sets) or else `saved_as` in
@@ -171,7 +171,7 @@ def check_saved(label: str, saved_as: str, timeout: float = DEFAULT_TIMEOUT) -> 
     session = shell.user_ns.get("__session__", "") if shell is not None else ""
     path = Path(session) if str(session).endswith(".ipynb") and Path(session).is_file() else Path(saved_as)
     nb = read_notebook(path)
-    report = check(nb, path.name, timeout=timeout, only=label)
+    report = check(nb, path.name, book, timeout, only=label)
     print("\n".join(report.lines()[:-1]))
 
 
