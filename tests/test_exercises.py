@@ -585,15 +585,16 @@ def test_every_book_exercise_has_a_solution_and_a_check_and_forks_without_its_an
     for index in exercise.solution_cells:
         assert source.cells[index].source not in forked, "the fork gives the answer away"
     for index in exercise.check_cells:
-        assert "skip-execution" in source.cells[index].metadata.get("tags", []), (
-            "a check runs in the grader only (it uses `expect` and `answer`), never in the book build")
+        tree = ast.parse(source.cells[index].source)
+        top = [node.name if isinstance(node, ast.FunctionDef) else type(node).__name__
+               for node in tree.body if not isinstance(node, (ast.Import, ast.ImportFrom))]
+        assert top == ["check"], (
+            f"a check cell defines check(expect, answer), which the grader calls, and nothing else: {top}")
     assert any(f'check_saved("{exercise.label}"' in cell for cell in forked), "the copy's check cell is gone"
 
 
 GIVEN = set(dir(builtins)) | {"get_ipython", "display", "In", "Out"}
 """The names every cell has: Python's builtins and what IPython adds."""
-GRADER_GIVES = {"expect", "answer"}
-"""What the grading process gives the checks (mlx_autodiff/grader/checking.py)."""
 
 
 def _defined_before(nb: nbformat.NotebookNode, index: int) -> set[str]:
@@ -619,7 +620,7 @@ def test_every_name_a_solution_or_check_reads_exists_and_the_stub_names_what_the
     assert not missing, (
         f"the solution reads {missing}, which no cell above it defines: import them in a set-up cell"
     )
-    given = before | set(bound_names(solution)) | GRADER_GIVES
+    given = before | set(bound_names(solution))
     read = []
     for index in exercise.check_cells:
         unknown = [name for name in free_names(source.cells[index].source) if name not in given]

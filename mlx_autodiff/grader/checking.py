@@ -1,7 +1,8 @@
 """What the book's check cells use: `expect` fails with a named message, `answer` says what the
 answer did.
 
-The grading process puts both in the checks' namespace (never in the answer's):
+A check cell defines `def check(expect, answer):` (so that running it in a notebook only defines a
+function); the grading process calls it with these two, which the answer never sees:
 
     expect(found == ["weight"], "fresh", found=found)   # fails with the message "fresh" of
                                                         # words/checks/<language>.json

@@ -9,7 +9,7 @@ verdicts to and a nonce), then one JSON line per answer to grade. For each answe
    that namespace, the names it must define removed first, counting the engine's calls,
 3. runs the checks in their own copy of the set-up namespace, which receives from the answer
    only the names it must define (so a rebound `metal` or `len` in the answer reaches no
-   check), with `expect` and `answer` (checking.py),
+   check): each check cell defines `check(expect, answer)`, called with the two (checking.py),
 4. writes a verdict: pass, or why not; refused when the answer changed what the checks rely on.
 
 After a refused answer the interpreter is not the one the checks expect: the process ends, and
@@ -167,11 +167,11 @@ def _answer_then_checks(shell: Any, setup: dict[str, Any], job: dict[str, Any], 
     missing = [name for name in defines if name not in namespace]
     if missing:
         return {"status": "must_define", "name": missing[0]}
-    scope = {**base, **{name: namespace[name] for name in defines},
-             "expect": Expect(), "answer": Answer(source, calls, code, base, verify)}
+    scope = {**base, **{name: namespace[name] for name in defines}}
     try:
-        for check in checks:
+        for check in checks:  # each defines check(expect, answer), which is then called
             exec(check, scope)
+            scope.pop("check")(Expect(), Answer(source, calls, code, base, verify))
     except Refused as refused:
         return {"status": "refused", "found": refused.found}
     except CheckFailed as failed:
