@@ -1,7 +1,8 @@
 /* Live cells, part "editors": each code cell of the page becomes an editor with its controls
  * (Run cell, Run check, Run all above, Reset, the "edited" mark), and each graded exercise gets an
  * answer cell. The book's solution cells stay as the book shows them: they never become editors,
- * so they never run in the reader's kernel.
+ * so they never run in the reader's kernel; nor do its check cells, which only the grader runs
+ * (live-grading.js: "Run check" is on the answer cell).
  *
  * What it expects from the page (tools/live_cells.py writes it at build time): each rendered code
  * cell as div.cell.live-cell-<index>, holding div.cell_input and, when it has outputs,
@@ -29,7 +30,7 @@ live.editors = function editors(ctx, connection, grading) {
     const shown = [];
     for (const entry of page.cells) {
       const cellElement = document.querySelector(`.live-cell-${entry.index}`);
-      if (!cellElement || !cellElement.querySelector('.cell_input') || entry.tags.includes('solution')) continue;
+      if (!cellElement || !cellElement.querySelector('.cell_input') || entry.exercise) continue;
       shown.push({ ...entry, key: String(entry.index), original: bookCode(cellElement), cellElement });
     }
     for (const exercise of page.exercises) {
@@ -43,7 +44,11 @@ live.editors = function editors(ctx, connection, grading) {
       const cellElement = live.element('div', { class: 'cell live-answer', 'data-exercise': exercise.label },
                                        live.element('p', { class: 'live-answer-title' }, say('answerTitle', { name })),
                                        live.element('div', { class: 'cell_input' }, live.element('pre', {}, exercise.stub)));
-      admonition.after(cellElement);
+      // where the solution is, under the cells the exercise gives (6.2's `arrived`), or after the text
+      const solution = document.querySelector(`.live-cell-${first.index}`);
+      const dropdown = solution && solution.closest('.solution, details');
+      if (dropdown) dropdown.before(cellElement);
+      else admonition.after(cellElement);
       shown.push({ index: first.index - 0.5, key: `answer:${exercise.label}`, answerTo: exercise.label,
                    original: exercise.stub, cellElement, tags: [] });
     }
@@ -103,9 +108,7 @@ live.editors = function editors(ctx, connection, grading) {
     cell.mark = live.element('span', { class: 'live-edited-mark' }, say('editedMark'));
     cell.note = live.element('span', { class: 'live-note' });
     controls.append(runButton);
-    if (cell.answerTo || (cell.exercise && cell.tags.includes('check'))) {
-      controls.append(live.button(say('runCheck'), () => grading.runCheck(cell.answerTo || cell.exercise, cell)));
-    }
+    if (cell.answerTo) controls.append(live.button(say('runCheck'), () => grading.runCheck(cell.answerTo, cell)));
     if (!cell.answerTo && page.cells.some((entry) => entry.index < cell.index)) {
       controls.append(live.button(say('runAllAbove'), () => grading.runAllAbove(cell)));
     }

@@ -6,7 +6,7 @@ everything else is derived from them. With the book's environment active
 
     mlx-autodiff-exercises list                                 # every exercise, "Exercise 4.1" first
     mlx-autodiff-exercises get 04                               # exercises/04-step-0.ipynb, solutions stubbed
-    mlx-autodiff-exercises check exercises/04-step-0.ipynb      # PASS / FAIL per exercise, a fresh kernel
+    mlx-autodiff-exercises check exercises/04-step-0.ipynb      # PASS / FAIL per exercise, the book's checks
 
 `get` was called `fork` (still an alias); `python -m mlx_autodiff.exercises` is the same command.
 

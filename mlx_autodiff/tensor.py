@@ -166,11 +166,16 @@ class Tensor:
     def from_inner(tensor: Tensor) -> Tensor:
         """Wrap a plain tensor as an untracked autodiff leaf (Burn: `Tensor::from_inner`)."""
         if tensor.node is not None:
+            # fork makes a Grad leaf only of a Grad leaf: for an op's output (after to_device) it cannot help
+            remedy = ("An autodiff model is already trainable: move it with `fork(device)` instead."
+                      if tensor.node.is_leaf else
+                      f"It is the output of `{tensor.node.op}`, not a leaf, so `fork(device)` would give an "
+                      "untracked leaf, not a Grad one; `valid()` first makes the parameters plain, keeping "
+                      "their flags, and then `train()` makes them Grad leaves.")
             raise AlreadyAutodiffError(
                 "Autodiff should not wrap an autodiff tensor. "
                 f"This tensor is already on {tensor.device.name}; `train()` is for models whose "
-                "parameters are plain (after `valid()`, or built on a plain device). An autodiff "
-                "model is already trainable: move it with `fork(device)` instead."
+                f"parameters are plain (after `valid()`, or built on a plain device). {remedy}"
             )
         return Tensor._leaf(tensor.array, tensor.device.autodiff(), "from_inner")
 

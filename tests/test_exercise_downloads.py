@@ -3,8 +3,8 @@
 Each "Download as exercise" link is clicked like a reader would, in each edition; the file that
 arrives must be a valid notebook, the very file `mlx-autodiff-exercises get --language <edition>`
 writes for that chapter, with a stub for each exercise. Every link in every edition's notebook must
-open a page of the built site, in the same edition, at an anchor that page has. Grading takes a
-fresh kernel per notebook, so one downloaded notebook is graded with the command its page prints,
+open a page of the built site, in the same edition, at an anchor that page has. One downloaded
+notebook is graded with the command its page prints,
 in the folder it was saved to: each of its stubs fails as "not done yet". (The stubs of every other
 chapter are the same code, and tests/test_exercises.py grades `get`'s stubs.)
 """

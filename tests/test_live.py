@@ -228,8 +228,9 @@ class LivePage:
                            selector)
         return note
 
-    def check(self, answer: str, code: str | None = None) -> tuple[bool, str]:
-        """Put `code` (if any) in an answer cell, press its "Run check": (passed, the verdict's words)."""
+    def check(self, answer: str, code: str | None = None) -> tuple[bool, str, str]:
+        """Put `code` (if any) in an answer cell, press its "Run check": (passed, the verdict's words, its
+        code: "failed:<the check's message>", "refused", ...; see mlx_autodiff/workbook/grade.py)."""
         if code is not None:
             self.set_code(answer, code)
         self.page.locator(answer).locator(".live-controls").get_by_role(
@@ -239,10 +240,10 @@ class LivePage:
             arg=answer, timeout=READY_S * 1000)
         verdict = self.page.locator(f"{answer} .live-verdict")
         passed = "live-pass" in (verdict.get_attribute("class") or "")
-        text = verdict.inner_text()
+        text, code = verdict.inner_text(), verdict.get_attribute("data-code") or ""
         self.page.evaluate("s => { document.querySelector(s + ' .live-verdict').className = 'live-verdict' }",
                            answer)
-        return passed, text
+        return passed, text, code
 
     def kernel_id(self) -> str:
         return self.page.evaluate("document.querySelector('.live-status[role=status]').dataset.kernel")
@@ -574,27 +575,50 @@ def test_edits_are_kept_across_a_reload_and_reset_brings_the_book_back(live, ope
 
 @browser_test
 def test_an_exercise_is_checked_on_the_page(live, open_page) -> None:
+    """"Run check" grades the answer cell's code on the server, with the book's set-up and checks (no
+    "Run all above" first, nothing of the kernel's): a blank answer names what it must define, the stub
+    is not done, a wrong answer gets the check's own message, the book's solution passes. The page's
+    check cells are the book's, shown, not editors."""
     opened = open_page(live.page_url())
     check = opened.cell_index("from mlx_autodiff import Module")
     solution = opened.cell_index("def no_effect(model, x, y):")
     opened.go_live()
     answer = '.live-answer[data-exercise="ex-04-smoke-test"]'
     assert "raise NotImplementedError" in opened.page.locator(answer).locator(".CodeMirror").inner_text()
-    # before the chapter is set up, a blank answer fails, and the verdict says what to run (not a NameError)
-    passed, verdict = opened.check(answer, "pass")
-    assert not passed and verdict.startswith("Not checked yet: LinearConfig is not defined"), verdict
-    assert opened.page.locator(f"{answer} .live-verdict").get_by_role(
-        "button", name=opened.words["runAllAbove"]).count() == 1
-    assert opened.click(check, "runAllAbove").startswith("ran")
-    assert opened.check(answer)[1].startswith("Not done yet")
+    assert opened.cell(check).locator(".CodeMirror").count() == 0, "a check cell became an editor"
+    assert opened.page.evaluate("s => !!document.querySelector(s).closest('section#exercises')", answer)
+    passed, verdict, code = opened.check(answer, "pass")
+    assert (passed, code) == (False, "must_define:no_effect"), verdict
+    assert verdict == "Fail: your answer must define `no_effect`, which the check uses", verdict
+    stub = opened.data()["exercises"][0]["stub"]
+    assert opened.check(answer, stub)[1].startswith("Not done yet"), "the stub, as the page gave it"
     wrong = "def no_effect(model, x, y):\n    return model, []"
-    message = "after to_device, the unchanged parameters are ['bias', 'weight'], got []"  # the check's own
-    assert opened.check(answer, wrong) == (False, f"Fail: AssertionError: {message}")
+    passed, verdict, code = opened.check(answer, wrong)
+    assert not passed and code in ("failed:unchanged", "failed:adam"), (code, verdict)
+    assert verdict.startswith("Fail: ") and "AssertionError" not in verdict, verdict
     book_solution = opened.cell(solution).locator(".cell_input pre").text_content()
-    passed, verdict = opened.check(answer, book_solution)
-    assert passed and verdict.startswith("Pass"), verdict
+    passed, verdict, code = opened.check(answer, book_solution)
+    assert passed and verdict.startswith("Pass") and code == "pass", verdict
     opened.page.locator(answer).scroll_into_view_if_needed()
     opened.screenshot("exercise")
+    assert not opened.errors, opened.errors
+
+
+@browser_test
+def test_an_answer_sits_under_the_cells_its_exercise_gives(live, open_page) -> None:
+    """Exercise 6.2 gives `arrived` in a cell under its text: the answer cell comes after it, where
+    the solution is, so nothing tells the reader it is defined "a cell above" when it is below."""
+    opened = open_page(live.page_url("book/06-fork.html"))
+    given = opened.cell_index("def moved_elsewhere():")
+    opened.go_live()
+    answer = opened.page.locator('.live-answer[data-exercise="ex-06-rescue"]')
+    follows = answer.evaluate("(a, i) => !!(document.querySelector('.live-cell-' + i)"
+                              ".compareDocumentPosition(a) & Node.DOCUMENT_POSITION_FOLLOWING)", given)
+    assert follows, "the answer cell is above the cell that defines arrived"
+    passed, verdict, code = opened.check('.live-answer[data-exercise="ex-06-rescue"]',
+                                         "rescued = arrived.train()")
+    assert not passed and code == "raised:AlreadyAutodiffError", verdict
+    assert "valid()" in verdict and "move it with `fork(device)`" not in verdict, verdict
     assert not opened.errors, opened.errors
 
 
@@ -637,11 +661,11 @@ def graded_live_pages() -> list[str]:
 
 
 def test_every_pages_live_data_is_its_chapters() -> None:
-    """What the page's grader works from, for every chapter with a graded exercise (the browser
+    """What the page's live cells work from, for every chapter with a graded exercise (the browser
     grades some pages: `test_only_the_readers_code_can_pass_an_exercise`): the page's live data
     lists every code cell of the chapter, in order, with its tags and exercise; the source of each
-    cell the page hides, and never a solution's; each graded exercise with its fork's stub and, to
-    remove before an answer runs, the names that stub says the answer must define."""
+    cell the page hides, and never a solution's; each graded exercise with its fork's stub, the
+    answer cell's first code (the grader reads the set-up and the checks from the book)."""
     from mlx_autodiff.exercises import book_exercises, exercises, forked_notebook, resolve
 
     graded = sorted({f"book/{resolve(ex.chapter, ROOT).path.stem}.html"
@@ -672,9 +696,6 @@ def test_every_pages_live_data_is_its_chapters() -> None:
         assert [e["label"] for e in data["exercises"]] == [ex.label for ex in found if ex.check_cells], path
         for exercise in data["exercises"]:
             assert exercise["stub"] == stubs[exercise["label"]], f"{path}: {exercise['label']}'s stub"
-            named = re.findall(r"`(\w+)`", exercise["stub"].splitlines()[1])
-            assert named and exercise["defines"] == named, (
-                f"{path}: {exercise['label']} removes {exercise['defines']}, its stub names {named}")
 
 
 def test_a_chinese_page_grades_as_its_english_page_does() -> None:
@@ -695,18 +716,13 @@ def test_a_chinese_page_grades_as_its_english_page_does() -> None:
 @pytest.mark.parametrize("edition", ["en", "zh_CN"])
 def test_only_the_readers_code_can_pass_an_exercise(live, open_page, edition: str) -> None:
     """Every exercise of the pages `graded_live_pages` picks (in Chinese the first chapter's; the
-    tests above show the others grade as in English): after "Run all above", its stub, a blank
-    answer (`pass`) and another cell's code fail; the book's solution (copied from the page)
-    passes. The book's solution cells never run in the reader's kernel: not by "Run all above", a
-    check, or as cells.
+    tests above show the others grade as in English): its stub, a blank answer (`pass`) and another
+    cell's code fail; the book's solution (copied from the page) passes. The book's solution and check
+    cells never become editors, so they never run in the reader's kernel.
 
-    The other pages' exercises are graded by the same code (_static/live-grading.js) from the same
-    kind of data, which `test_every_pages_live_data_is_its_chapters` checks for every page. What
-    differs from page to page is the chapter's cells and checks: tests/test_exercises.py shows that
-    "Run all above" binds every name the cells and solutions read
-    (`test_on_the_page_run_all_above_binds_every_name_the_cells_and_solutions_read`), and grades
-    each exercise's stub, a blank answer, the wrong answers and the book's solution in a fresh
-    kernel."""
+    The other pages' exercises are graded by the same code (_static/live-grading.js, then the server's
+    grader, mlx_autodiff/workbook/server.py), which tests/test_exercises.py runs on every exercise's
+    stub, blank answer, wrong, tampering and right answers and solution."""
     pages = graded_live_pages()
     assert len(pages) >= 4, pages
     pages = pages if edition == "en" else pages[:1]
@@ -717,29 +733,60 @@ def test_only_the_readers_code_can_pass_an_exercise(live, open_page, edition: st
         assert not [cell for cell in data["cells"] if "solution" in cell["tags"] and "source" in cell], (
             f"{path}: a solution's code is in the page's live data")
         opened.go_live()
-        assert opened.page.locator(".live-cell-{} .CodeMirror".format(
-            next(c["index"] for c in data["cells"] if "solution" in c["tags"]))).count() == 0, (
-            f"{path}: a solution cell became a live editor")
+        for kind in ("solution", "check"):
+            index = next(c["index"] for c in data["cells"] if kind in c["tags"])
+            editors = opened.cell(index).locator(".CodeMirror").count()
+            assert editors == 0, f"{path}: a {kind} cell is an editor"
         other = next(c["index"] for c in data["cells"] if "exercise" not in c
                      and opened.cell(c["index"]).locator(".CodeMirror").count())
         unrelated = opened.code(other)
         for exercise in data["exercises"]:
             label = exercise["label"]
             cells = [c for c in data["cells"] if c.get("exercise") == label]
-            check = next(c["index"] for c in cells if "check" in c["tags"])
             solution = "\n".join(opened.cell(c["index"]).locator(".cell_input pre").text_content()
                                   for c in cells if "solution" in c["tags"])
             answer = f'.live-answer[data-exercise="{label}"]'
-            note = opened.click(check, "runAllAbove")
-            if not re.match(r"^(ran|已运行)", note):
-                failures.append(f"{edition} {label}: Run all above: {note}")
-                continue
             answers = [("stub", None), ("blank", "pass"), ("solution", solution), ("other cell's", unrelated)]
             for kind, code in answers:
-                passed, verdict = opened.check(answer, code)
+                passed, verdict, _ = opened.check(answer, code)
                 if passed != (kind == "solution"):
                     result = "passed" if passed else "failed"
                     failures.append(f"{edition} {label}: the {kind} answer {result}: {verdict}")
+        assert not opened.errors, (path, opened.errors)
+        opened.close()
+    assert not failures, "\n".join(failures)
+
+
+def _on_the_page() -> dict[str, list[tuple[str, object]]]:
+    """The answers of tests/wrong_answers.py marked `on_the_page`, by the page of their exercise."""
+    from wrong_answers import TAMPERING, WRONG
+
+    from mlx_autodiff.exercises import book_exercises
+
+    page_of = {ex.label: f"book/{ex.chapter}.html" for ex in book_exercises(ROOT)}
+    found: dict[str, list[tuple[str, object]]] = {}
+    for table in (WRONG, TAMPERING):
+        for label, answers in table.items():
+            found.setdefault(page_of[label], []).extend((label, a) for a in answers if a.on_the_page)
+    return {page: tried for page, tried in found.items() if tried}
+
+
+@browser_test
+def test_the_listed_wrong_answers_fail_through_run_check(live, open_page) -> None:
+    """Each wrong and tampering answer of tests/wrong_answers.py marked `on_the_page`, typed into its
+    exercise's answer cell: "Run check" fails it with the code the command line gives (the same
+    grader); on a Chinese page, in Chinese."""
+    failures = []
+    for number, (path, tried) in enumerate(sorted(_on_the_page().items())):
+        edition = "zh_CN" if number == 0 else "en"
+        opened = open_page(live.page_url(path).replace("/en/", f"/{edition}/"))
+        opened.go_live()
+        for label, answer in tried:
+            passed, verdict, code = opened.check(f'.live-answer[data-exercise="{label}"]', answer.source)
+            if passed or not re.fullmatch(answer.says, code):
+                failures.append(f"{edition} {label} ({answer.why}): {code}: {verdict}")
+            elif edition == "zh_CN" and not re.search(r"[\u4e00-\u9fff]", verdict.split("：", 1)[-1]):
+                failures.append(f"{label}: an English verdict on the Chinese page: {verdict}")
         assert not opened.errors, (path, opened.errors)
         opened.close()
     assert not failures, "\n".join(failures)
@@ -835,8 +882,11 @@ def test_the_chinese_edition_runs_live_in_chinese(live, open_page) -> None:
     assert title.startswith("你对") and "4.1" in title, title
     stub = opened.page.locator(answer).locator(".CodeMirror").inner_text()
     assert "练习 4.1" in stub and "把这个单元格换成你的解答" in stub and "Replace this cell" not in stub, stub
-    passed, verdict = opened.check(answer)
+    passed, verdict, _ = opened.check(answer)
     assert not passed and verdict.startswith("还没完成"), verdict
+    passed, verdict, code = opened.check(answer, "def no_effect(model, x, y):\n    return model, []")
+    assert not passed and code.startswith("failed:") and verdict.startswith("未通过："), verdict
+    assert re.search(r"[\u4e00-\u9fff]", verdict.removeprefix("未通过：")), f"English check words: {verdict}"
     # an output with every edition's words shows the page's language only (mlx_autodiff/editions.py)
     opened.set_code(first, "from mlx_autodiff.editions import Editions\n"
                            "Editions({'en': '<p class=\"said\">English</p>',"

@@ -21,14 +21,14 @@ On each page built from a notebook it then
   source of each cell the page does not show (`remove-cell`, `remove-input`:
   "Run all above" runs them too), and, for each exercise that has a check, the
   starting stub (derived by `mlx_autodiff.workbook.fork`, as a forked
-  notebook's stubs are) and the names the answer must define.
+  notebook's stubs are).
 
-A check must judge only what the reader wrote, so the book's solutions never
-reach the reader's kernel: a solution cell's source is never in the JSON, and
-live.js neither runs nor edits one. Before it runs the reader's answer, "Run
-check" removes the exercise's `defines` from the kernel (the solution's names
-that the checks read, as the forked notebook's stub names them), so an answer
-that defines nothing leaves them undefined and fails.
+A check must judge only what the reader wrote: "Run check" sends the answer to
+the Jupyter server's grader (mlx_autodiff/workbook/server.py), which grades it
+with the book's set-up and checks in a process of its own, so nothing here is
+what a check reads. The book's solutions never reach the reader's kernel: a
+solution cell's source is never in the JSON, and live.js neither runs nor edits
+one (nor a check cell, which only the grader runs).
 """
 
 from __future__ import annotations
@@ -45,7 +45,7 @@ from sphinx.util import logging
 
 from mlx_autodiff.workbook.chapters import Chapter
 from mlx_autodiff.workbook.convention import CHECK, LABEL_KEY, SOLUTION, exercises
-from mlx_autodiff.workbook.fork import forked_notebook, names_to_define
+from mlx_autodiff.workbook.fork import forked_notebook
 from mlx_autodiff.workbook.names import bound_names
 
 logger = logging.getLogger(__name__)
@@ -106,8 +106,7 @@ def page_data(app: Sphinx, docname: str, notebook: nbformat.NotebookNode,
     return {
         "path": f"{docname}.ipynb",
         "cells": cells,
-        "exercises": [{"label": ex.label, "title": ex.title, "stub": stubs[ex.label],
-                       "defines": names_to_define(notebook, ex)}
+        "exercises": [{"label": ex.label, "title": ex.title, "stub": stubs[ex.label]}
                       for ex in graded if ex.label in stubs],
     }
 

@@ -137,10 +137,11 @@ def jupyter_command(live_port: int, book_origin: str, host: str = HOST) -> list[
         "--ServerApp.identity_provider_class=tools.live_server.BookOriginOnly",
         f"--ServerApp.allow_remote_access={not ipaddress.ip_address(host).is_loopback}",
         "--ServerApp.terminals_enabled=False",
-        # only kernels for the pages: no JupyterLab, LSP or terminals behind the kernel port
+        # only kernels for the pages, and "Run check"'s grader (mlx_autodiff/workbook/server.py): no
+        # JupyterLab, LSP or terminals behind the kernel port
         "--ServerApp.jpserver_extensions={'jupyterlab': False, 'jupyter_lsp': False, "
         "'jupyter_server_terminals': False, 'notebook_shim': False, 'jupytext': False, "
-        "'jupyterlab_myst': False}",
+        "'jupyterlab_myst': False, 'mlx_autodiff.workbook.server': True}",
         f"--MappingKernelManager.cull_idle_timeout={IDLE_KERNEL_S}",
         "--MappingKernelManager.cull_interval=60",
         # how often Jupyter looks for a dead kernel to restart (default 3 s): the page says so sooner

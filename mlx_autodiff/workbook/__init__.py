@@ -1,12 +1,14 @@
 """The parts of `mlx_autodiff.exercises`: a reader's workbook forked from the book's chapters.
 
 `chapters` finds the chapters, `convention` reads their exercises, `numbering`
-numbers them as the pages do ("Exercise 4.1"), `fork`
-writes a reader's copy (`markdown` makes its text plain, `names` finds what
-each stub must define), `grade` runs one in a fresh kernel, `inspection`
-lets a check read a solution's code, `cli` is the command line. (Not a
-package named `exercises`: the repository git-ignores every `exercises/`
-folder, where readers' copies live.)
+numbers them as the pages do ("Exercise 4.1"), `fork` writes a reader's copy
+(`markdown` makes its text plain, `names` finds what each stub must define),
+`answers` reads a copy's answers by exercise label, `grade` grades them with the
+book's checks in a grading process (`mlx_autodiff.grader`), `checks` says a
+check's messages in the reader's language, `server` is live mode's "Run check"
+on a Jupyter server, `cli` is the command line. (Not a package named
+`exercises`: the repository git-ignores every `exercises/` folder, where readers'
+copies live.)
 """
 
 from __future__ import annotations
@@ -14,7 +16,8 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-from .chapters import ROOT, Chapter, chapters, read_notebook, resolve
+from .answers import answers_in
+from .chapters import ROOT, Chapter, chapter_of_copy, chapters, read_notebook, resolve
 from .convention import Exercise, exercises
 from .errors import (
     ExerciseError,
@@ -26,8 +29,16 @@ from .errors import (
     UnknownChapterError,
 )
 from .fork import GRADER, ForkResult, check_command, default_output, fork, forked_notebook, stub_message
-from .grade import DEFAULT_TIMEOUT, Report, Result, check, execute
-from .inspection import calls, cell_source, counting, reaches
+from .grade import (
+    DEFAULT_TIMEOUT,
+    Report,
+    Result,
+    check,
+    check_saved,
+    grade_answers,
+    judge_answers,
+    result_of,
+)
 from .markdown import Site, page_url
 from .numbering import chapter_numbers, exercise_numbers, numbered
 
@@ -57,24 +68,25 @@ __all__ = [
     "Report",
     "Result",
     "UnknownChapterError",
+    "answers_in",
     "book_exercises",
-    "calls",
-    "cell_source",
+    "chapter_of_copy",
     "chapters",
     "check",
+    "check_saved",
     "chapter_numbers",
     "check_command",
-    "counting",
     "default_output",
-    "execute",
     "exercise_numbers",
     "exercises",
     "fork",
     "forked_notebook",
+    "grade_answers",
+    "judge_answers",
     "numbered",
     "page_url",
-    "reaches",
     "read_notebook",
     "resolve",
+    "result_of",
     "stub_message",
 ]

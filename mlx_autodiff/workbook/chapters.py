@@ -19,8 +19,13 @@ import yaml
 
 from .errors import NotANotebookError, UnknownChapterError
 
-ROOT = Path(__file__).resolve().parents[2]
-"""This repository: the book's root (where _toc.yml is) unless a caller names another."""
+REPOSITORY = Path(__file__).resolve().parents[2]
+SHIPPED = Path(__file__).resolve().parents[1] / "_book"
+"""The chapters and _toc.yml a wheel of this package carries (setup.py copies them in when it builds
+one), so that `pip install` without a clone can still grade with the book's checks."""
+ROOT = REPOSITORY if (REPOSITORY / "_toc.yml").is_file() else SHIPPED
+"""The book's root (where _toc.yml is): this repository, or the installed package's copy of the book,
+unless a caller names another."""
 
 
 @dataclass(frozen=True)
@@ -114,5 +119,21 @@ def read_notebook(path: Path) -> nbformat.NotebookNode:
     except Exception as error:  # nbformat raises several unrelated types for a broken file
         raise NotANotebookError(
             f"{path} cannot be read as a notebook ({type(error).__name__}: {error}); "
-            "fork the chapter again with --output to get a fresh copy."
+            "get the chapter again with --output to get a fresh copy, and copy your answers into it."
+        ) from error
+
+
+def chapter_of_copy(nb: nbformat.NotebookNode, name: str, root: Path = ROOT) -> Chapter:
+    """The chapter a reader's copy was made from: its metadata says (`get` writes it), else its
+    file's name ("04-step-0.ipynb", "book/04-step-0.md")."""
+    from .convention import FORK_KEY
+
+    meta = nb.get("metadata", {}).get(FORK_KEY, {})
+    named = meta.get("chapter") if isinstance(meta, dict) else None
+    try:
+        return resolve(named or Path(name).stem, root)
+    except UnknownChapterError as error:
+        raise UnknownChapterError(
+            f"{name} is not a copy of a chapter of this book ({error}) Get one with `mlx-autodiff-exercises "
+            "get <chapter>` and write your answers in it."
         ) from error

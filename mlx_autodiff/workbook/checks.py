@@ -1,77 +1,62 @@
-"""A check cell's messages in another edition's language.
+"""A check's messages, by exercise and name, one file per language: `words/checks/<language>.json`.
 
-gettext sees no code, so the messages a check cell's `assert` and `raise` give a reader
-are translated in `mlx_autodiff/words/checks/<language>.json`: for each exercise's label,
-each English message (as written in the chapter, its whitespace collapsed) and the
-Python literal that replaces it, with the same `{fields}` when it is an f-string. Only
-those literals change, so a translated check checks exactly what the English one does;
-tests/test_exercises.py requires a translation of every message of every check.
+A check cell fails with `expect(condition, "name", field=value)` (mlx_autodiff/grader/checking.py):
+its words are `checks[<exercise label>][name]` in the reader's language, their {placeholders}
+filled with the fields; a name starting with "_common." is one of the messages every check may
+use ("not a function", ...). The field `case` names one of the cases a check tries: its words are
+the exercise's `cases[<case>]`. An engine error quoted in a field is explained in the reader's
+language as a printed one is (`mlx_autodiff/explained.py`), Burn's own words left as they are.
+The check's code is the same in every language, so a translated check checks exactly what the
+English one does; tests/test_exercises.py requires every name a check uses in every language, with
+the same placeholders.
 """
 
 from __future__ import annotations
 
-import ast
 import functools
 import json
+from typing import Any
 
-from ..words import FOLDER
+from ..explained import explained
+from ..words import FOLDER, PLACEHOLDER, SOURCE_LANGUAGE
 
 CHECKS = FOLDER / "checks"
+COMMON = "_common"
 
 
 @functools.cache
-def check_messages(language: str) -> dict[str, dict[str, str]]:
-    """Each exercise's message translations in `language` (none for English or an untranslated one)."""
+def table(language: str) -> dict[str, dict[str, str]]:
+    """Every exercise's messages in `language` ({label: {name: text}}, and COMMON's)."""
     path = CHECKS / f"{language}.json"
     return json.loads(path.read_text(encoding="utf8")) if path.is_file() else {}
 
 
-def messages(source: str) -> list[tuple[int, int, str]]:
-    """The message literals in a check cell's `source`: (start, end, text) of each string or f-string
-    an `assert` gives as its message or a `raise` gives its exception, in order."""
-    try:
-        tree = ast.parse(source)
-    except SyntaxError:
-        return []
-    starts = [0]
-    for line in source.splitlines(keepends=True):
-        starts.append(starts[-1] + len(line))
-    lines = source.splitlines(keepends=True)
-
-    def offset(line: int, column: int) -> int:  # ast counts columns in UTF-8 bytes
-        return starts[line - 1] + len(lines[line - 1].encode("utf8")[:column].decode("utf8"))
-
-    found: dict[int, tuple[int, int, str]] = {}
-    for node in ast.walk(tree):
-        given = [node.msg] if isinstance(node, ast.Assert) and node.msg is not None else []
-        if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call):
-            given = list(node.exc.args)
-        for part in given:
-            for literal in _literals(part):
-                start = offset(literal.lineno, literal.col_offset)
-                end = offset(literal.end_lineno, literal.end_col_offset)
-                found[start] = (start, end, source[start:end])
-    return [found[start] for start in sorted(found)]
+def where(label: str, key: str) -> tuple[str, str]:
+    """The (section, name) a message key is kept under: the exercise's own, or COMMON's."""
+    return (COMMON, key.removeprefix(COMMON + ".")) if key.startswith(COMMON + ".") else (label, key)
 
 
-def _literals(node: ast.AST) -> list[ast.AST]:
-    """The outermost string literals in an expression (an f-string's own parts are not separate)."""
-    if isinstance(node, ast.JoinedStr) or (isinstance(node, ast.Constant) and isinstance(node.value, str)):
-        return [node]
-    return [literal for child in ast.iter_child_nodes(node) for literal in _literals(child)]
+def _text(section: str, name: str, language: str) -> str | None:
+    found = table(language).get(section, {})
+    english = table(SOURCE_LANGUAGE).get(section, {})
+    if "." in name:  # "cases.fresh"
+        outer, inner = name.split(".", 1)
+        return found.get(outer, {}).get(inner) or english.get(outer, {}).get(inner)
+    return found.get(name) or english.get(name)
 
 
-def key(text: str) -> str:
-    """How a message is looked up: as written, its whitespace collapsed."""
-    return " ".join(text.split())
+def case(label: str, key: str, language: str) -> str:
+    """How a reader knows one of the cases a check of `label` tries (the key itself if it has no words)."""
+    return _text(label, f"cases.{key}", language) or key
 
 
-def translated_check(source: str, label: str, language: str) -> str:
-    """`source` with each message that has a translation in `language` replaced by it."""
-    table = check_messages(language).get(label, {})
-    if not table:
-        return source
-    for start, end, text in reversed(messages(source)):
-        if key(text) in table:
-            source = source[:start] + table[key(text)] + source[end:]
-    return source
+def message(label: str, key: str, fields: dict[str, Any], language: str) -> str:
+    """The message `key` of exercise `label` in `language` (English if it has none), filled in."""
+    section, name = where(label, key)
+    text = _text(section, name, language)
+    if text is None:
+        return f"{key} {fields}"  # a check that names no message: say at least which
+    shown = {name: explained(str(value), language) for name, value in fields.items()}
+    if "case" in fields:
+        shown["case"] = case(label, str(fields["case"]), language)
+    return PLACEHOLDER.sub(lambda match: shown.get(match[1], match[0]), text)

@@ -2,8 +2,9 @@
 
 `mlx-autodiff-exercises` (pyproject.toml's script, on the PATH of the environment that has the
 engine), or `python -m mlx_autodiff.exercises` with that environment's Python. `get` was `fork`,
-which is also the Burn method this book is about: `fork` stays an alias. `list` and `get` read the
-book's chapters; `check FILE` needs only the engine, from any folder.
+which is also the Burn method this book is about: `fork` stays an alias. All three read the book's
+chapters (a clone's, or the copy an installed package carries): `check FILE` grades the answers in
+FILE with the book's checks, never the copy's, from any folder.
 
 Exit status: 0 when all went well (every exercise passes, for `check`), 1 when
 an exercise fails, 2 on misuse (a one-line message on stderr, no traceback).
@@ -16,7 +17,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
-from ..words import languages
+from ..words import languages, say, words
 from . import (
     DEFAULT_TIMEOUT,
     GRADER,
@@ -29,11 +30,10 @@ from . import (
     check_command,
     default_output,
     fork,
-    numbered,
     read_notebook,
     resolve,
 )
-from .convention import FORK_KEY
+from .grade import language_of
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -68,14 +68,16 @@ def _parser() -> argparse.ArgumentParser:
     )
     getting.set_defaults(command=_get)
 
-    checking = commands.add_parser("check", parents=[book], help="grade a copy in a fresh kernel")
+    checking = commands.add_parser(
+        "check", parents=[book], help="grade a copy with the book's checks, each exercise in a fresh process")
     checking.add_argument("target", help="a notebook file, or a chapter (its copy in exercises/)")
     checking.add_argument(
         "--timeout",
         type=float,
         default=DEFAULT_TIMEOUT,
-        help=f"seconds for the whole notebook ({DEFAULT_TIMEOUT:g})",
+        help=f"seconds for each answer and its checks ({DEFAULT_TIMEOUT:g})",
     )
+    checking.add_argument("--exercise", metavar="LABEL", help="grade this exercise only (ex-04-smoke-test)")
     checking.add_argument(
         "--solutions", action="store_true", help="grade the chapter's own solutions instead (for authors)"
     )
@@ -109,25 +111,23 @@ def _get(args: argparse.Namespace) -> int:
 def _check(args: argparse.Namespace) -> int:
     path = Path(args.target)
     if path.suffix == ".ipynb" or (path.is_file() and path.suffix != ".md"):
-        name, nb, workdir = str(path), _read_copy(path), path.resolve().parent
+        name, nb = str(path), _read_copy(path)
     else:
         chapter = resolve(args.target, args.book)
         if args.solutions:
-            name, nb, workdir = chapter.source, chapter.read(), chapter.path.parent
-            nb.metadata[FORK_KEY] = {"exercises": [  # the numbers the page shows, as a copy has them
-                {"label": ex.label, "title": ex.title, "number": ex.number, "graded": ex.graded}
-                for ex in numbered(chapter)
-            ]}
+            name, nb = chapter.source, chapter.read()
         else:
             copy = default_output(chapter)
             if not copy.exists():
                 raise NoCopyError(
-                    f"no copy of chapter {chapter.name} yet: run `{GRADER} get {chapter.name}` first, "
-                    "or give the path of your copy (or pass --solutions to grade the chapter's own)."
+                    f"no copy of chapter {chapter.name} in {copy.parent} yet: run `{GRADER} get "
+                    f"{chapter.name}` first, or give the path of your copy (or pass --solutions to grade "
+                    "the chapter's own)."
                 )
-            name, nb, workdir = str(copy), _read_copy(copy), copy.parent
-    print(f"{name}: running in a fresh kernel (limit {args.timeout:g} s)...", flush=True)
-    report = check(nb, name, workdir, args.timeout)
+            name, nb = str(copy), _read_copy(copy)
+    said = words(language_of(nb), "exercises")
+    print(say(said["running"], name=name, seconds=f"{args.timeout:g}"), flush=True)
+    report = check(nb, name, args.book, args.timeout, only=args.exercise)
     print("\n".join(report.lines()))
     return 0 if report.passed else 1
 

@@ -6,8 +6,13 @@ stays the function's name here and an alias on the command line.
 
 The stubs are derived from the chapter every time (one source of truth): each
 `solution` cell becomes a cell that raises NotImplementedError, the revealed
-solution text is replaced by a note, and each `check` cell stays. A fork never
-overwrites a copy the reader has changed; `force` keeps a timestamped backup.
+solution text is replaced by a note, and each `check` cell becomes one that grades
+the saved answer with the book's checks in a fresh process (`grade.check_saved`):
+the checks themselves never travel in the copy, so no edit of it reaches them.
+Stubs and check cells keep their exercise's label in their metadata (`"exercise"`),
+and every cell gets an id `cell-<n>`: how the grader tells the reader's answer, and
+cells the reader added under it, from the book's cells. A fork never overwrites a
+copy the reader has changed; `force` keeps a timestamped backup.
 """
 
 from __future__ import annotations
@@ -26,7 +31,6 @@ import nbformat
 from ..site_layout import base_url, repository_url
 from ..words import say, words
 from .chapters import Chapter
-from .checks import translated_check
 from .convention import CHECK, FORK_KEY, LABEL_KEY, SOLUTION, Directive, Exercise, directives, tags
 from .errors import ForkExistsError, NoExercisesError
 from .markdown import Site, glued_values, page_url, plain
@@ -46,8 +50,9 @@ def stub_message(exercise: Exercise, language: str | None = "en") -> str:
 
 
 def default_output(chapter: Chapter) -> Path:
-    """Where a reader's copy lives: `exercises/<chapter>.ipynb` at the book's root (git-ignored)."""
-    return chapter.root / "exercises" / f"{chapter.name}.ipynb"
+    """Where a reader's copy lives: `exercises/<chapter>.ipynb` in the folder the command runs in (the
+    repository git-ignores every `exercises/` folder)."""
+    return Path.cwd() / "exercises" / f"{chapter.name}.ipynb"
 
 
 def _words(language: str | None) -> dict[str, str]:
@@ -85,12 +90,12 @@ def forked_notebook(
             if text.strip():
                 cells.append(nbformat.v4.new_markdown_cell(plain(text, chapter, glued, site).strip()))
         elif index in owner and SOLUTION in tags(cell):
-            cells.append(_stub(owner[index], cell, nb, language))
+            cells.append(stub_cell(owner[index], cell, nb, language))
+        elif index in owner and CHECK in tags(cell):
+            if index == owner[index].check_cells[0]:
+                cells.append(_check_cell(owner[index], path, language))
         elif inside is None and cell.cell_type == "code":
-            source = cell.source
-            if index in owner and CHECK in tags(cell):
-                source = translated_check(source, owner[index].label, language)
-            kept = nbformat.v4.new_code_cell(source, metadata=dict(cell.metadata))
+            kept = nbformat.v4.new_code_cell(cell.source, metadata=dict(cell.metadata))
             if index in owner:
                 kept.metadata[LABEL_KEY] = owner[index].label
             cells.append(kept)
@@ -211,7 +216,20 @@ def _note(exercise: Exercise, chapter: Chapter, language: str, site: Site) -> st
     return say(said["solution"], exercise=named, url=page_url(chapter, exercise.label, site)) + "\n"
 
 
-def _stub(
+def _check_cell(exercise: Exercise, path: Path, language: str) -> nbformat.NotebookNode:
+    """A cell that grades the saved answer to `exercise` with the book's checks (never the checks
+    themselves: those stay in the book, where no edit of the copy reaches them)."""
+    said = _words(language)
+    comment = say(said["check_cell"], exercise=exercise.name(language), label=exercise.label, grader=GRADER)
+    source = (
+        "\n".join(f"# {line}" for line in comment.splitlines()) + "\n"
+        "from mlx_autodiff.exercises import check_saved\n\n"
+        f"check_saved({json.dumps(exercise.label)}, {json.dumps(path.name, ensure_ascii=False)})"
+    )
+    return nbformat.v4.new_code_cell(source, metadata={"tags": [CHECK], LABEL_KEY: exercise.label})
+
+
+def stub_cell(
     exercise: Exercise, cell: nbformat.NotebookNode, nb: nbformat.NotebookNode, language: str
 ) -> nbformat.NotebookNode:
     """A cell that says what to define and raises NotImplementedError until the reader replaces it."""
@@ -262,7 +280,7 @@ def fork(
         if not force:
             fresh = path.with_name(f"{path.stem}-fresh.ipynb")
             raise ForkExistsError(
-                f"{path} exists and differs from a fresh fork (your edits?), so it was left as it is. "
+                f"{path} exists and differs from a fresh copy (your edits?), so it was left as it is. "
                 f"To keep it and get a fresh copy too, add --output {fresh}; "
                 f"to replace it, add --force (it is first copied to {path.stem}.<date-time>.ipynb)."
             )
