@@ -1,9 +1,9 @@
-/* Live cells, part "grading": "Run all above" a cell, and "Run check" for an exercise.
+/* Live cells, part "grading": "Run check" for an exercise.
  *
  * A check judges only what the reader wrote. The book's solution cells never run in the reader's
- * kernel: "Run all above" runs the chapter's cells above except every exercise's solution and
- * check cells, and "Run check" first removes from the kernel each name the exercise's answer must
- * define (`defines`, from tools/live_cells.py), then runs the reader's answer, then the checks.
+ * kernel: "Run all above" (live-above.js) runs the chapter's cells above except every exercise's
+ * solution and check cells, and "Run check" first removes from the kernel each name the exercise's
+ * answer must define (`defines`, from tools/live_cells.py), then runs the reader's answer, then the checks.
  * So a blank answer, a stub, or some other cell's code leaves those names undefined, and fails.
  */
 (function () {
@@ -20,34 +20,8 @@ function forget(names) {
 live.grading = function grading(ctx, connection, cells) {
   const { say, page } = ctx;
 
-  /** The first line of a cell's code, to name it where the page shows no cell numbers. */
-  const where = (cell) => say('cellStarting', { code: cell.editor.getValue().split('\n')[0].slice(0, 60) });
-
-  /** Run the chapter's cells above `cell`, as the build did (hidden ones too, and past the cells the book
-   * shows raising), but no exercise's cells. */
-  async function runAllAbove(cell) {
-    if (!(await connection.ready())) return;
-    const byIndex = new Map(ctx.cells.filter((c) => !c.answerTo).map((c) => [c.index, c]));
-    const above = page.cells.filter((entry) => entry.index < cell.index && !entry.exercise);
-    cell.note.dataset.state = 'running';
-    cell.note.textContent = say.count('runningAbove', above.length);
-    for (const entry of above) {
-      const target = byIndex.get(entry.index);
-      const reply = target ? await cells().run(target, { quiet: true }) : await executeHidden(entry.source);
-      const meant = reply.status === 'error' && entry.tags.includes('raises-exception'); // the book shows it raise
-      if (reply.status !== 'ok' && !meant) {
-        const which = target ? where(target) : say('hiddenCell');
-        cell.note.textContent = reply.status === 'error'
-          ? say('stoppedRaised', { where: which, name: reply.ename, value: reply.evalue })
-          : say('stoppedUnfinished', { where: which });
-        cell.note.dataset.state = 'stopped';
-        return;
-      }
-    }
-    cell.hint.hidden = true;
-    cell.note.textContent = say.count('ranAbove', above.length);
-    cell.note.dataset.state = 'done';
-  }
+  /** "Run all above" a cell (live-above.js). */
+  const runAllAbove = (cell) => cells().runAllAbove(cell);
 
   async function executeHidden(code, options = {}) {
     try {
