@@ -46,17 +46,21 @@ live.above = function above(ctx, connection, run) {
     return null;
   }
 
-  /** Before `cell` runs: the set-up cells, if this kernel has not run them. {ran: how many, failed?}. */
+  /** Before `cell` runs: the set-up cells, if this kernel has not run them (once, however many cells
+   * are run meanwhile). {ran: how many, failed?}. */
+  let settingUp = null;
   async function setUpFor(cell) {
     const last = setUpCells[setUpCells.length - 1];
     if (!last || cell.index <= last.index || connection.setUp()) return { ran: 0 };
-    const failed = await runEntries(setUpCells);
+    const mine = !settingUp;
+    settingUp = settingUp || runEntries(setUpCells).finally(() => { settingUp = null; });
+    const failed = await settingUp;
     if (failed) {
       stopped(cell, failed);
       return { ran: 0, failed: failed.reply };
     }
     connection.setUp(true);
-    return { ran: setUpCells.length };
+    return { ran: mine ? setUpCells.length : 0 };
   }
 
   /** The visible cells above `entry` that the reader edited and whose book code defined what it needed:

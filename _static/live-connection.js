@@ -16,6 +16,7 @@
 const live = (window.tdsLive = window.tdsLive || {});
 const KERNEL_START_S = 60;
 const ASK_SERVER_EVERY_S = 5; // while a kernel does not answer: whether the server still has it
+const FIRST_ASK_S = 1.5; // the first time sooner: a kernel busy since before a reload says so at once
 const STUCK_S = 20; // a kernel the server calls idle that says nothing for this long will not
 
 /** Whether `promise` settles within `seconds` (true) or not (false); a rejection rejects. */
@@ -145,14 +146,20 @@ live.connection = function connection(ctx) {
     // Starting: up to KERNEL_START_S. Idle, yet silent on the websocket: something between is stuck.
     const info = kernel.info;
     const waited = { starting: 0, other: 0 };
-    while (!(await within(info, ASK_SERVER_EVERY_S))) {
+    while (!(await within(info, waited.asked ? ASK_SERVER_EVERY_S : FIRST_ASK_S))) {
+      waited.asked = true;
       const model = await live.kernelModel(where, kernel.id).catch(() => ({}));
       if (!model || model.execution_state === 'dead') return null; // what it waits for will never come
-      if (model.execution_state === 'busy') continue;
+      if (model.execution_state === 'busy') { // say so, and offer the way to stop it
+        ctx.show('connecting', say('stillBusy'));
+        ui.interrupt.hidden = false;
+        continue;
+      }
       const kind = model.execution_state === 'starting' ? 'starting' : 'other';
       waited[kind] += ASK_SERVER_EVERY_S;
       if (waited.starting >= KERNEL_START_S || waited.other >= STUCK_S) return null;
     }
+    ui.interrupt.hidden = true;
     return reused;
   }
 
@@ -172,6 +179,7 @@ live.connection = function connection(ctx) {
   }
 
   async function ready() { // before each run: connect first if need be
+    if (conn.settling) await conn.settling; // the kernel restarted: its connection comes back by itself
     if (ctx.readyFor && !ctx.lost) return true;
     if (ctx.lost) {
       ui.restart.focus(); // the reader asked to run something: lead them to the way out
@@ -181,8 +189,8 @@ live.connection = function connection(ctx) {
   }
 
   /** Stop what the kernel runs now (KeyboardInterrupt in the cell); what is defined stays. */
-  function interrupt() {
-    if (ctx.session && ctx.readyFor && !ctx.lost) ctx.session.kernel.interrupt().catch(() => {});
+  function interrupt() { // through the REST API: it works while the kernel's websocket waits for it too
+    if (ctx.session && !ctx.lost) ctx.session.kernel.interrupt().catch(() => {});
   }
 
   Object.assign(conn, { start, dropSession });

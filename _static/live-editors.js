@@ -185,6 +185,7 @@ live.editors = function editors(ctx, connection, grading) {
 
   /** What a reply says under its cell; `setUp`: how many set-up cells ran first. */
   function outcome(reply, setUp) {
+    if (reply.lost && reply.why === 'dropped') return say('endedByRestart'); // the reader's own Restart
     if (reply.lost) return say(reply.began ? 'unfinished' : 'notReached');
     if (reply.status === 'aborted') return say('skipped'); // the kernel's own: a cell before it stopped
     if (reply.status === 'error') {
@@ -200,6 +201,7 @@ live.editors = function editors(ctx, connection, grading) {
    * "Run all above" and "Run check" make, and which run what they need themselves).
    */
   async function run(cell, { quiet = false, source = cell.editor.getValue(), setUp = !quiet } = {}) {
+    note(cell, 'running', connection.pending() ? say('waitingTurn') : say('running'));
     if (!(await connection.ready())) {
       note(cell, 'done', say(ctx.serverGone ? 'notRunServer' : ctx.lost ? 'notRunLost' : 'notRunOffline'));
       return { status: 'aborted', lost: true };
@@ -210,7 +212,7 @@ live.editors = function editors(ctx, connection, grading) {
       if (first.failed) return first.failed;
       ranSetUp = first.ran;
     }
-    note(cell, 'running', connection.pending() ? say('waitingTurn') : say('running'));
+    if (connection.pending()) cell.note.textContent = say('waitingTurn');
     cell.ranSource = source; // what the output below shows from now on
     cell.hasOutput = true;
     cell.outputBeforeAbove = false;

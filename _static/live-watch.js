@@ -5,7 +5,9 @@
  *     on IOPub says restart: true, before it goes ("restarted from outside this page");
  *   - the kernel's process died (os._exit, a crash, out of memory, killed) and Jupyter started a
  *     fresh one: the server's `restarting` status with no shutdown_reply before it. If a cell of
- *     this page was running then, that cell is named: it is the likeliest cause;
+ *     this page was sent to it and not answered, that cell is named as where it happened, the
+ *     likeliest cause, without claiming more: a process that ends at once takes its last messages
+ *     with it, so whether the cell had begun cannot be known;
  *   - the kernel shut down (the REST API, the idle cull) or Jupyter could not restart it: a
  *     shutdown_reply with restart: false, or the server's `dead`, or the kernel no longer listed;
  *   - the server itself stopped (Ctrl-C in `make live`): it shuts its kernels down first and then
@@ -17,7 +19,7 @@
 'use strict';
 
 const live = (window.tdsLive = window.tdsLive || {});
-const SAME_RESTART_MS = 5000; // a status that follows a restart within this long is that restart, said again
+const STARTING_AFTER_MS = 10000; // a "starting" this soon after a restart handled is that restart's
 const SERVER_WATCH = { tries: 20, every: 300 }; // after a kernel's shutdown: whether the server is stopping
 
 const sleep = (ms) => new Promise((resolve) => { setTimeout(resolve, ms); });
@@ -52,8 +54,11 @@ live.watcher = function watcher(ctx, conn) {
    */
   function gone(current, how) {
     if (current !== ctx.session || ctx.lost) return;
-    const at = current.tdsRestartedAt ?? -Infinity;
-    if (['died', 'starting'].includes(how) && performance.now() - at < SAME_RESTART_MS) return;
+    // the statuses that follow a restart already handled (restarting, autorestarting, starting) are that
+    // restart said again, until the new process says it is idle or busy; its own "starting" can come
+    // after that, once jupyterlab's reconnection asked it for its info: for a while, it is that one too
+    if (['died', 'starting'].includes(how) && current.tdsRestarting) return;
+    if (how === 'starting' && performance.now() - (current.tdsRestartedAt ?? -Infinity) < STARTING_AFTER_MS) return;
     if (how === 'starting') {
       if (ctx.readyFor !== current) return; // the first start of this kernel
       how = 'died';
@@ -65,6 +70,7 @@ live.watcher = function watcher(ctx, conn) {
       ctx.show('disconnected', say(how === 'dead' ? 'died' : 'shutDownOutside'), ui.restart);
       return;
     }
+    current.tdsRestarting = true;
     current.tdsRestartedAt = performance.now();
     ctx.readyFor = null;
     conn.runs.stopAll(how);
@@ -73,8 +79,10 @@ live.watcher = function watcher(ctx, conn) {
     conn.forgetSetUp();
     const why = how === 'died' ? died(running) : say('restartedOutside');
     showRestarted(why);
-    // "died": jupyterlab saw the server's restart and connects to the new process itself; else the page does
-    live.settled(current.kernel).then(() => {
+    // "died": jupyterlab saw the server's restart and connects to the new process itself (a run asked for
+    // meanwhile waits for that: `conn.settling`); else the page does
+    conn.settling = live.settled(current.kernel).then(() => {
+      conn.settling = null;
       if (how !== 'died') return conn.start(false, { afterRestart: true, why });
       if (current === ctx.session) ctx.readyFor = current;
       return true;
@@ -104,6 +112,7 @@ live.watcher = function watcher(ctx, conn) {
       else which(current, where, SERVER_WATCH.tries); // a stopping server shuts its kernels down first
     });
     kernel.statusChanged.connect((_, state) => {
+      if (['idle', 'busy'].includes(state)) current.tdsRestarting = false;
       if (state === 'dead') gone(current, 'dead');
       else if (state === 'starting') gone(current, 'starting');
       else if (['restarting', 'autorestarting'].includes(state)) gone(current, 'died');

@@ -176,17 +176,18 @@ def test_check_cells_and_earlier_errors_never_pass_for_the_readers_output(live, 
 # ----- 3. the cause a status names ----------------------------------------------------------------
 
 
-def test_os_exit_in_the_readers_cell_is_named_as_the_cause(live, open_page) -> None:
-    opened = open_page(live.page_url())
+@pytest.mark.parametrize("edition", EDITIONS)
+def test_os_exit_in_the_readers_cell_is_named_as_the_cause(live, open_page, edition: str) -> None:
+    opened = open_page(chapter_url(live, edition))
     first = opened.cell_index(FIRST)
     opened.go_live()
     opened.set_code(first, "import os\nos._exit(1)")
-    opened.cell(first).get_by_role("button", name="Run cell").click()
+    opened.cell(first).get_by_role("button", name=opened.words["runCell"]).click()
     opened.wait_for_state("restarted", 60)
-    status = opened.status.inner_text()
-    assert "died while the cell that starts “import os” ran" in status, status
-    assert "outside this page" not in status
-    assert note(opened, first).startswith("did not finish")
+    where = opened.words["cellStarting"].replace("{code}", "import os")
+    said = opened.words["diedInCell"].replace("{where}", where)
+    assert opened.status.inner_text().endswith(said), opened.status.inner_text()
+    assert note(opened, first) == opened.words["unfinished"]
     assert not opened.errors, opened.errors
 
 
@@ -241,26 +242,30 @@ def test_a_stopped_server_says_run_make_live_and_offers_no_restart(open_page) ->
 # ----- 4. an edit that breaks a cell the page hides -----------------------------------------------
 
 
-def test_an_edit_that_breaks_a_hidden_cell_names_it_and_offers_to_reset_it(live, open_page) -> None:
-    opened = open_page(live.page_url())
+@pytest.mark.parametrize("edition", EDITIONS)
+def test_an_edit_that_breaks_a_hidden_cell_names_it_and_offers_to_reset_it(live, open_page,
+                                                                           edition: str) -> None:
+    opened = open_page(chapter_url(live, edition))
     edited = opened.cell_index("loss_again = ")
     check = opened.cell_index(CHECK)
     opened.go_live()
     book = opened.code(edited)
     opened.set_code(edited, "loss_later = 1.0")
     said = opened.click(check, "runAllAbove")
-    assert said.startswith("stopped: a cell this page does not show raised NameError"), said
+    stopped = opened.words["stoppedRaised"].replace("{where}", opened.words["hiddenCell"])
+    assert said.startswith(stopped.split("{name}")[0] + "NameError"), said
     hint = opened.cell(check).locator(".live-hint")
-    assert "The hidden cell needs loss_again, which the cell that starts “loss_later = 1.0” defined" in (
+    culprit = opened.words["cellStarting"].replace("{code}", "loss_later = 1.0")
+    assert opened.words["brokenBy"].replace("{names}", "loss_again").replace("{where}", culprit) in (
         hint.inner_text())
-    opened.screenshot("learner-hidden-cell")
+    opened.screenshot(f"learner-hidden-cell-{edition}")
     hint.get_by_role("button", name=opened.words["resetThatCell"]).click()
     assert opened.code(edited) == book
     assert opened.page.evaluate(f"!!document.activeElement.closest('.live-cell-{edited}')")
     opened.page.keyboard.press("Control+z")  # the reader's code is one undo away
     assert opened.code(edited) == "loss_later = 1.0"
     opened.page.keyboard.press("Control+y")
-    assert opened.click(check, "runAllAbove").startswith("ran the")
+    assert opened.click(check, "runAllAbove").startswith(("ran the", "已运行"))
     assert not opened.errors, opened.errors
 
 
@@ -344,8 +349,10 @@ def test_tab_moves_through_the_page_without_changing_code_and_says_how_to_leave(
 # ----- 7. a new tab -------------------------------------------------------------------------------
 
 
-def test_a_tab_opened_from_a_live_one_connects_and_one_alone_says_what_to_do(live, open_page) -> None:
-    opened = open_page(live.page_url())
+@pytest.mark.parametrize("edition", EDITIONS)
+def test_a_tab_opened_from_a_live_one_connects_and_one_alone_says_what_to_do(live, open_page,
+                                                                            edition: str) -> None:
+    opened = open_page(chapter_url(live, edition))
     opened.go_live()
     with opened.context.expect_page() as opening:
         opened.page.locator("a.right-next").click(modifiers=["Control"])  # the next chapter, in a new tab
@@ -356,11 +363,11 @@ def test_a_tab_opened_from_a_live_one_connects_and_one_alone_says_what_to_do(liv
     new.wait_for_function(f"() => ({STATE_JS})() === 'ready'", timeout=READY_S * 1000)
     new.close()
 
-    alone = open_page(f"{live.book}/en/{CHAPTER}")  # a copied link in a fresh window: no tab to ask
+    alone = open_page(f"{live.book}/{edition}/{CHAPTER}")  # a copied link in a fresh window: no tab to ask
     alone.page.get_by_role("button", name=alone.words["runLive"]).click()
     alone.wait_for_state("disconnected", 10)
     assert alone.words["noServer"] in alone.status.inner_text()
-    assert "open the URL it printed in its terminal" in alone.status.inner_text()
+    assert "make live" in alone.words["noServer"]
 
 
 CODES_JS = "[...document.querySelectorAll('.CodeMirror')].map(e => e.CodeMirror.getValue())"
