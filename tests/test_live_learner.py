@@ -22,7 +22,7 @@ from pathlib import Path
 import nbformat
 import pytest
 from book_outputs import HTML, ROOT, SITE, book_build  # noqa: F401 (book_build is a fixture)
-from browser_pages import show_dark
+from browser_pages import show_dark, violations
 from test_live import READY_S, LivePage, MakeLive, kernel_action, kernels, wait_until_done
 
 from mlx_autodiff.words import words
@@ -497,11 +497,13 @@ def test_the_live_bar_stays_small_and_nothing_the_keyboard_reaches_hides_under_i
                                                                                    width: int) -> None:
     opened = open_page(live.page_url(), width)
     first = opened.cell_index(FIRST)
+    graph = opened.cell_index("after_backward", whole=True)
     opened.go_live()
     bar = "document.querySelector('.live-bar').getBoundingClientRect().height"
     assert opened.page.evaluate(bar) <= (64 if width == 390 else 48), opened.page.evaluate(bar)
     opened.set_code(first, "kept = 1")
     assert run_and_wait(opened, first).startswith("ran")
+    opened.set_code(graph, opened.code(graph) + "\n# mine")  # its output, the book's, is stale now
     kernel_action(live, opened.kernel_id(), "restart")
     opened.wait_for_state("restarted", 10)
     assert opened.page.evaluate(bar) <= (110 if width == 390 else 70), opened.page.evaluate(bar)
@@ -510,7 +512,10 @@ def test_the_live_bar_stays_small_and_nothing_the_keyboard_reaches_hides_under_i
         more.click()
         assert opened.words["restartedOutside"] in opened.status.inner_text()
         opened.page.get_by_role("button", name=opened.words["less"]).click()
+    # axe on the live page, light and dark: the status's colours, a stale output, the editors' line numbers
+    assert not violations(opened.page, within=".bd-article"), "light theme"
     show_dark(opened.page)
+    assert not violations(opened.page, within=".bd-article"), "dark theme"
     opened.screenshot(f"learner-bar-restarted-{width}")
     opened.wait_for_state("restarted")
     # what Tab reaches is never under the sticky bar (or the theme's header)
