@@ -315,8 +315,9 @@ def _selector(cell: int | str) -> str:
     return f".live-cell-{cell}" if isinstance(cell, int) else cell
 
 
-@pytest.fixture
-def open_page(browser) -> Iterator:
+def live_pages(browser) -> Iterator:
+    """`open_page`'s body (tests/test_live_learner.py has the fixture too): an opener of `LivePage`s,
+    each closed at the end."""
     pages: list[LivePage] = []
 
     def opener(url: str, width: int = 1280, beside: LivePage | None = None) -> LivePage:
@@ -326,6 +327,11 @@ def open_page(browser) -> Iterator:
     yield opener
     for page in pages:
         page.close()
+
+
+@pytest.fixture
+def open_page(browser) -> Iterator:
+    yield from live_pages(browser)
 
 
 # ----- the command and its security ---------------------------------------------------------

@@ -23,7 +23,7 @@ import nbformat
 import pytest
 from book_outputs import HTML, ROOT, SITE, book_build  # noqa: F401 (book_build is a fixture)
 from browser_pages import show_dark, violations
-from test_live import READY_S, LivePage, MakeLive, kernel_action, kernels, wait_until_done
+from test_live import READY_S, LivePage, MakeLive, kernel_action, kernels, live_pages, wait_until_done
 
 from mlx_autodiff.words import words
 from mlx_autodiff.workbook import chapters, exercises
@@ -47,15 +47,7 @@ def live() -> Iterator[MakeLive]:
 
 @pytest.fixture
 def open_page(browser) -> Iterator:
-    pages: list[LivePage] = []
-
-    def opener(url: str, width: int = 1280, beside: LivePage | None = None) -> LivePage:
-        pages.append(LivePage(browser, url, width, beside))
-        return pages[-1]
-
-    yield opener
-    for page in reversed(pages):
-        page.close()
+    yield from live_pages(browser)
 
 
 def chapter_url(live: MakeLive, edition: str, path: str = CHAPTER) -> str:
