@@ -6,9 +6,19 @@
  * the tab's kernel, {page, path, session, kernel, setUp}. A reload of the page asks Jupyter for a
  * session on the same path and gets the same kernel back (Jupyter hands out the existing session of
  * a path); a live page of another chapter in the tab shuts that kernel down first; "Restart kernel"
- * starts one on a new path, once the reader confirms (all the kernel holds is lost). A kernel that
- * does not answer is asked about through the REST API: if the server no longer has it (it was
- * shut down while it restarted), the page starts a fresh one by itself and says so.
+ * starts one on a new path, once the reader confirms (all the kernel holds is lost).
+ *
+ * A kernel that does not answer is asked about through the REST API, and the page recovers by
+ * itself, saying so. (Issue 41: restart a kernel through the API, delete it while it restarts,
+ * reload, and the page waited 60 s for a kernel_info that never came. About 30 tries here did not
+ * hang again. What can hold a first answer back is on the server's side of the websocket, behind
+ * which the kernel is gone or silent: jupyter_server 2.x's services/kernels/connection/channels.py,
+ * whose `prepare` waits up to kernel_info_timeout, 60 s, for the kernel to be alive and for a
+ * kernel_info future its kernel manager shares between connections, and whose `connect` nudges the
+ * kernel until it answers; a stopped kernel process shows the nudges in the server's log.)
+ * So: gone from the server, or dead, a fresh kernel at once; busy (a cell from before a reload),
+ * wait, with Interrupt; starting, up to KERNEL_START_S; idle there and silent here for STUCK_S, a
+ * fresh kernel.
  */
 (function () {
 'use strict';
