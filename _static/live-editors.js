@@ -68,9 +68,11 @@ live.editors = function editors(ctx, connection, grading) {
     });
     const blocks = shown.map((cell) => ({ id: cell.id, source: (ctx.edits.cells[cell.key] || {}).source ?? cell.original }));
     ctx.notebook = thebeCore.api.setupNotebookFromBlocks(blocks, config, ctx.rendermime);
+    // CodeMirror's contenteditable input sits inside the box that scrolls long lines, so that box has
+    // focusable content (axe's scrollable-region-focusable; its hidden textarea sits outside it)
+    const codeMirrorConfig = { theme: 'default', lineNumbers: true, inputStyle: 'contenteditable' };
     thebe.renderAllCells({ mountRunButton: false, mountRunAllButton: false, mountRestartButton: false,
-                           mountRestartAllButton: false, codeMirrorConfig: { theme: 'default', lineNumbers: true } },
-                         ctx.notebook, items);
+                           mountRestartAllButton: false, codeMirrorConfig }, ctx.notebook, items);
     shown.forEach((cell) => {
       cell.thebe = ctx.notebook.getCellById(cell.id);
       cell.box = document.querySelector(`[data-thebe-id="${cell.id}"]`);
