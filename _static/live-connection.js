@@ -1,56 +1,70 @@
-/* Live cells, part "connection": the tab's kernel, following its state, and sending it code
- * (live-server.js: where the kernel server is; live-thebe.js: thebe, loaded on the click).
+/* Live cells, part "connection": the tab's kernel, connecting to it and sending it code
+ * (live-server.js: where the kernel server is; live-thebe.js: thebe, loaded on the click;
+ * live-watch.js: what happens to the kernel afterwards; live-tabs.js: the tab among the others).
  *
  * One kernel per tab: sessionStorage (which a reload keeps and another tab does not share) holds
- * the tab's kernel, {page, path, session, kernel}. A reload of the page asks Jupyter for a session
- * on the same path and gets the same kernel back (Jupyter hands out the existing session of a path);
- * a live page of another chapter in the tab shuts that kernel down first; "Restart kernel" starts
- * one on a new path. A kernel of a closed tab goes when the server culls it (tools/live_server.py).
+ * the tab's kernel, {page, path, session, kernel, setUp}. A reload of the page asks Jupyter for a
+ * session on the same path and gets the same kernel back (Jupyter hands out the existing session of
+ * a path); a live page of another chapter in the tab shuts that kernel down first; "Restart kernel"
+ * starts one on a new path, once the reader confirms (all the kernel holds is lost).
  *
- * The kernel's state on the page is always the kernel's: a shutdown or restart from outside (the
- * REST API, another client, Jupyter's culler) reaches the page as the kernel's `shutdown_reply` on
- * IOPub (restart: true or false) or the server's `restarting`/`dead` status; a dropped websocket is
- * followed by asking the server whether the kernel still exists.
+ * A kernel that does not answer is asked about through the REST API, and the page recovers by
+ * itself, saying so. (Issue 41: restart a kernel through the API, delete it while it restarts,
+ * reload, and the page waited 60 s for a kernel_info that never came. About 30 tries here did not
+ * hang again. What can hold a first answer back is on the server's side of the websocket, behind
+ * which the kernel is gone or silent: jupyter_server 2.x's services/kernels/connection/channels.py,
+ * whose `prepare` waits up to kernel_info_timeout, 60 s, for the kernel to be alive and for a
+ * kernel_info future its kernel manager shares between connections, and whose `connect` nudges the
+ * kernel until it answers; a stopped kernel process shows the nudges in the server's log.)
+ * So: gone from the server, or dead, a fresh kernel at once; busy (a cell from before a reload),
+ * wait, with Interrupt; starting, up to KERNEL_START_S; idle there and silent here for STUCK_S, a
+ * fresh kernel.
  */
 (function () {
 'use strict';
 
 const live = (window.tdsLive = window.tdsLive || {});
-const TAB_KEY = 'live-tab-kernel'; // sessionStorage: this tab's kernel (see above)
 const KERNEL_START_S = 60;
+const ASK_SERVER_EVERY_S = 5; // while a kernel does not answer: whether the server still has it
+const FIRST_ASK_S = 1.5; // the first time sooner: a kernel busy since before a reload says so at once
+const STUCK_S = 20; // a kernel the server calls idle that says nothing for this long will not
 
-function withTimeout(promise, seconds, message) {
+/** Whether `promise` settles within `seconds` (true) or not (false); a rejection rejects. */
+function within(promise, seconds) {
   let timer;
-  const late = new Promise((_, reject) => { timer = setTimeout(() => reject(new Error(message)), seconds * 1000); });
-  return Promise.race([promise, late]).finally(() => clearTimeout(timer));
+  const late = new Promise((resolve) => { timer = setTimeout(() => resolve(false), seconds * 1000); });
+  return Promise.race([promise.then(() => true), late]).finally(() => clearTimeout(timer));
 }
 
 /** The kernel side of a page: `ctx` is live.js's shared state (ui, say, page, root, cells). */
 live.connection = function connection(ctx) {
   const { say, ui } = ctx;
-  let server = null;
-  let connecting = null;
-  let clickedAt = 0;
-  let running = 0; // requests of this page the kernel has not answered yet: "busy" while any are
-  let stopping = null; // {promise, reject}: what the running requests also wait on, rejected when the kernel goes
-  let restarted = false; // the kernel restarted from outside and nothing ran since: keep saying so
+  const conn = { ctx, server: null, connecting: null, clickedAt: 0 };
   ctx.session = null;
   ctx.readyFor = null; // the session whose kernel has answered
-  ctx.lost = false; // the kernel died under us: stay "disconnected" until the reader restarts it
+  ctx.lost = false; // the kernel went: stay "disconnected" until the reader restarts it
 
   /**
    * Connect (once at a time). `fresh`: a new kernel, never the tab's old one; `afterRestart`: the
-   * kernel restarted from outside, so the page keeps saying so (and how to set the chapter up again).
+   * kernel restarted under the page, which keeps saying why (`why`, the words of live-watch.js).
    */
-  function start(clicked, { fresh = false, afterRestart = false } = {}) {
-    if (connecting && fresh) return connecting.then(() => start(clicked, { fresh })); // then a new kernel
-    if (clicked) clickedAt = performance.now();
-    connecting = connecting || connect(fresh, afterRestart).finally(() => { connecting = null; });
-    return connecting;
+  function start(clicked, { fresh = false, afterRestart = false, why = null } = {}) {
+    if (conn.connecting && fresh) return conn.connecting.then(() => start(clicked, { fresh })); // then a new kernel
+    if (clicked) conn.clickedAt = performance.now();
+    conn.connecting = conn.connecting || connect(fresh, afterRestart, why).finally(() => { conn.connecting = null; });
+    return conn.connecting;
   }
 
-  async function connect(fresh, afterRestart) {
-    const where = live.credentials();
+  /** "Restart kernel": a fresh kernel, once the reader agrees to lose what the running one holds (not
+   * asked when it holds nothing: it stopped, or it restarted and nothing ran since). */
+  function restart() {
+    const holds = ctx.readyFor && !ctx.lost && !conn.restarted;
+    if (holds && !confirm(say('restartAsk'))) return Promise.resolve(false);
+    return start(true, { fresh: true });
+  }
+
+  async function connect(fresh, afterRestart, why) {
+    let where = live.credentials() || ((await live.askOtherTabs()) && live.credentials());
     ui.form.hidden = Boolean(where);
     if (!where) {
       ctx.show('disconnected', say('noServer'));
@@ -64,6 +78,7 @@ live.connection = function connection(ctx) {
     ctx.editsChanged();
     if (!afterRestart) ctx.show('connecting', say('starting', { url: live.serverUrl(where) }));
     let reused = false;
+    let replaced = false;
     try {
       await dropSession(fresh && !ctx.lost);
       await live.loadThebe(ctx.root, say);
@@ -72,36 +87,18 @@ live.connection = function connection(ctx) {
         ctx.show('disconnected', problem, ui.recover);
         return false;
       }
-      const tab = live.stored(TAB_KEY);
+      await live.forgetCopiedKernel();
+      const tab = live.stored(live.TAB_KEY);
       const mine = tab && tab.page === ctx.page.path && !fresh;
       if (tab && !mine) await live.shutDownSession(where, tab.session);
-      // A path of its own per kernel: Jupyter hands out the existing session for a path it knows,
-      // which is how a reload gets the tab's kernel back. Same folder as the chapter, same cwd.
-      const path = mine ? tab.path : ctx.page.path.replace(/\.ipynb$/, `-live-${Date.now().toString(36)}.ipynb`);
-      const config = thebeCore.api.makeConfiguration({
-        useBinder: false, useJupyterLite: false, requestKernel: true,
-        mathjaxUrl: '', // no MathJax 2 from a CDN: a text/latex output shows as text
-        serverSettings: { baseUrl: live.serverUrl(where), wsUrl: live.serverUrl(where).replace('http', 'ws'),
-                          token: where.token, appendToken: true },
-        kernelOptions: { kernelName: 'python3', path },
-      });
-      if (!ctx.rendermime) {
-        ctx.rendermime = thebeCore.api.makeRenderMimeRegistry(config.mathjax);
-        live.pickEditions(ctx.rendermime);
-        live.keepAnsiColours(ctx.rendermime);
+      reused = await open(where, mine ? tab : null);
+      if (reused === null) { // the tab's kernel never answered, and the server no longer has it
+        replaced = true;
+        await live.shutDownSession(where, live.stored(live.TAB_KEY).session);
+        await dropSession(false);
+        reused = await open(where, null);
       }
-      if (!ctx.cells) ctx.buildCells(config);
-      server = thebeCore.api.connectToJupyter(config);
-      await server.ready;
-      ctx.session = await server.startNewSession(ctx.rendermime);
-      reused = Boolean(mine && tab.kernel === ctx.session.kernel.id);
-      sessionStorage.setItem(TAB_KEY, JSON.stringify({ page: ctx.page.path, path, session: ctx.session.id,
-                                                       kernel: ctx.session.kernel.id }));
-      live.offlineWidgets(ctx.session);
-      ctx.notebook.attachSession(ctx.session);
-      watch(ctx.session, where);
-      // The session exists once the kernel process does; "ready" is its first answer over the websocket.
-      await withTimeout(ctx.session.kernel.info, KERNEL_START_S, say('noAnswer', { s: KERNEL_START_S }));
+      if (reused === null) throw new Error(say('noAnswer', { s: KERNEL_START_S }));
       ctx.readyFor = ctx.session;
     } catch (error) {
       ctx.show('disconnected', say('notStarted', { why: error.message || error }), ui.recover);
@@ -110,21 +107,77 @@ live.connection = function connection(ctx) {
     sessionStorage.setItem(ctx.liveKey, '1');
     ui.launch.hidden = true;
     ui.restart.hidden = ui.download.hidden = false;
-    const took = Math.round(performance.now() - clickedAt);
+    const took = Math.round(performance.now() - conn.clickedAt);
     if (!afterRestart) ui.status.dataset.readyMs = String(took);
     Object.assign(ui.status.dataset, { kernel: ctx.session.kernel.id, connectedAt: String(Date.now()) });
     // "Run live" is gone: a keyboard reader's focus goes to the status it turned into, not to the page's top
     if ([ui.launch, document.body, null].includes(document.activeElement)) ui.status.focus();
     const values = { url: live.serverUrl(where), s: (took / 1000).toFixed(1) };
-    if (afterRestart) showRestarted();
-    else ctx.show('ready', say(reused ? 'reconnected' : 'started', values));
+    if (afterRestart) conn.watcher.showRestarted(why);
+    else ctx.show('ready', say(replaced ? 'replaced' : reused ? 'reconnected' : 'started', values));
     return true;
+  }
+
+  /**
+   * Start a session on the tab's path (`tab`: the tab's kernel, kept on a reload) or a new one, and
+   * wait for its kernel's first answer. true: the tab's kernel came back; false: a new kernel;
+   * null: the kernel never answered and the server no longer has it.
+   */
+  async function open(where, tab) {
+    // A path of its own per kernel: Jupyter hands out the existing session for a path it knows,
+    // which is how a reload gets the tab's kernel back. Same folder as the chapter, same cwd.
+    const path = tab ? tab.path : ctx.page.path.replace(/\.ipynb$/, `-live-${Date.now().toString(36)}.ipynb`);
+    const config = thebeCore.api.makeConfiguration({
+      useBinder: false, useJupyterLite: false, requestKernel: true,
+      mathjaxUrl: '', // no MathJax 2 from a CDN: a text/latex output shows as text
+      serverSettings: { baseUrl: live.serverUrl(where), wsUrl: live.serverUrl(where).replace('http', 'ws'),
+                        token: where.token, appendToken: true },
+      kernelOptions: { kernelName: 'python3', path },
+    });
+    if (!ctx.rendermime) {
+      ctx.rendermime = thebeCore.api.makeRenderMimeRegistry(config.mathjax);
+      live.pickEditions(ctx.rendermime);
+      live.explainErrors(ctx.rendermime, ctx.page.explained);
+      live.keepAnsiColours(ctx.rendermime);
+    }
+    if (!ctx.cells) ctx.buildCells(config);
+    conn.server = live.connectQuietly(config);
+    await conn.server.ready;
+    ctx.session = await conn.server.startNewSession(ctx.rendermime);
+    const kernel = ctx.session.kernel;
+    const reused = Boolean(tab && tab.kernel === kernel.id);
+    sessionStorage.setItem(live.TAB_KEY, JSON.stringify({
+      page: ctx.page.path, path, session: ctx.session.id, kernel: kernel.id, setUp: reused && tab.setUp }));
+    live.offlineWidgets(ctx.session);
+    ctx.notebook.attachSession(ctx.session);
+    conn.watcher.watch(ctx.session, where);
+    // The session exists once the kernel process does; "ready" is its first answer over the websocket.
+    // Jupyter says it is busy (a cell from before a reload still runs): wait for as long as it runs.
+    // Starting: up to KERNEL_START_S. Idle, yet silent on the websocket: something between is stuck.
+    const info = kernel.info;
+    const waited = { starting: 0, other: 0 };
+    while (!(await within(info, waited.asked ? ASK_SERVER_EVERY_S : FIRST_ASK_S))) {
+      waited.asked = true;
+      const model = await live.kernelModel(where, kernel.id).catch(() => ({}));
+      if (!model || model.execution_state === 'dead') return null; // what it waits for will never come
+      if (model.execution_state === 'busy') { // say so, and offer the way to stop it
+        ctx.show('connecting', say('stillBusy'));
+        ui.interrupt.hidden = false;
+        continue;
+      }
+      const kind = model.execution_state === 'starting' ? 'starting' : 'other';
+      waited[kind] += ASK_SERVER_EVERY_S;
+      if (waited.starting >= KERNEL_START_S || waited.other >= STUCK_S) return null;
+    }
+    ui.interrupt.hidden = true;
+    return reused;
   }
 
   /** Leave the session: shut its kernel down (`shutDown`) or only let go of it here. */
   async function dropSession(shutDown) {
-    const [oldSession, oldServer] = [ctx.session, server];
-    ctx.session = server = ctx.readyFor = null;
+    const [oldSession, oldServer] = [ctx.session, conn.server];
+    ctx.session = conn.server = ctx.readyFor = null;
+    conn.runs.stopAll('dropped'); // what it was to run never will
     if (oldSession && shutDown) await oldSession.shutdown().catch(() => oldSession.dispose());
     else if (oldSession && !oldSession.isDisposed) oldSession.dispose(); // its kernel is gone, or kept for the tab
     if (oldServer) {
@@ -134,78 +187,9 @@ live.connection = function connection(ctx) {
       if (kernels && !kernels.isDisposed) kernels.dispose();
     }
   }
-  function showRestarted() {
-    restarted = true;
-    ctx.show('restarted', say('restartedOutside'), ctx.lastRun ? ui.rerun : null);
-  }
-
-  /**
-   * The kernel of `current` went: `how` is "dead", or "restarted" (a fresh process in its place,
-   * nothing defined): then the page connects to it again, as after a reload, and runs wait for that.
-   */
-  function gone(current, how, followed = false) {
-    if (current !== ctx.session || ctx.readyFor !== current || ctx.lost) return;
-    // a "starting" that follows the restart just handled on this connection is the same restart, said twice
-    if (how === 'starting' && performance.now() - (current.tdsRestartedAt ?? -Infinity) < 5000) return;
-    if (how === 'starting') how = 'restarted';
-    if (how === 'restarted') current.tdsRestartedAt = performance.now();
-    if (stopping) stopping.reject(new Error(how));
-    stopping = null;
-    if (how === 'dead') {
-      ctx.lost = true;
-      ctx.show('disconnected', say('died'), ui.restart);
-      return;
-    }
-    ctx.readyFor = null;
-    ui.status.dataset.restartedAt = String(Date.now());
-    showRestarted();
-    // `followed`: jupyterlab saw the restart too and connects to the new process itself; else the page does
-    live.settled(current.kernel).then(() => {
-      if (!followed) return start(false, { afterRestart: true });
-      if (current === ctx.session) ctx.readyFor = current;
-      return true;
-    });
-  }
-
-  function watch(current, where) {
-    ctx.lost = false;
-    restarted = false;
-    const kernel = current.kernel;
-    /** Whether the server went (its kernels with it), or only this kernel: say which, with the way on. */
-    async function which(tries = 0) {
-      if (current !== ctx.session || ctx.readyFor !== current || ctx.lost) return;
-      const problem = await live.probe(where, say).catch((error) => String(error));
-      if (current !== ctx.session || ctx.lost) return;
-      if (problem) {
-        ctx.lost = true;
-        await dropSession(false);
-        ctx.show('disconnected', say('lost', { why: problem }), ui.recover);
-      } else if (!(await live.kernelExists(where, kernel.id).catch(() => true))) {
-        gone(current, 'dead');
-      } else if (tries > 0) {
-        setTimeout(() => which(tries - 1), 300); // a kernel being shut down is listed until its process ends
-      }
-    }
-    kernel.iopubMessage.connect((_, message) => {
-      if (message.header.msg_type !== 'shutdown_reply') return;
-      if (message.content.restart) gone(current, 'restarted');
-      else setTimeout(() => which(10), 300); // a stopping server shuts its kernels down first
-    });
-    kernel.statusChanged.connect((_, state) => {
-      if (state === 'dead') gone(current, 'dead');
-      else if (state === 'starting') gone(current, 'starting');
-      else if (['restarting', 'autorestarting'].includes(state)) gone(current, 'restarted', true);
-    });
-    kernel.connectionStatusChanged.connect((_, state) => {
-      if (current !== ctx.session || ctx.readyFor !== current || ctx.lost) return;
-      if (state === 'connected' && ui.status.dataset.state === 'connecting') ctx.show('ready', say('waiting'));
-      if (state !== 'connecting') return;
-      ctx.show('connecting', say('retrying', { url: live.serverUrl(where) }));
-      which();
-    });
-  }
 
   async function ready() { // before each run: connect first if need be
+    if (conn.settling) await conn.settling; // the kernel restarted: its connection comes back by itself
     if (ctx.readyFor && !ctx.lost) return true;
     if (ctx.lost) {
       ui.restart.focus(); // the reader asked to run something: lead them to the way out
@@ -214,36 +198,15 @@ live.connection = function connection(ctx) {
     return start(true);
   }
 
-  /**
-   * Send `code` to the kernel; `cell` (if any) shows what it sends back. `silent`: no output, no
-   * history (the kernel's In list, which checks may read, holds only what the reader ran).
-   * Rejects if the kernel stops, restarts or drops before it answers.
-   */
-  async function execute(cell, code, { silent = false } = {}) {
-    const future = ctx.session.kernel.requestExecute({ code, stop_on_error: true, silent, store_history: !silent });
-    future.done.catch(() => {}); // a kernel that went leaves it unanswered or cancelled: `gone` says so
-    if (cell) cell.thebe.area.future = future; // thebe-core's OutputArea draws every message of the request
-    stopping = stopping || stopSignal();
-    const stopped = stopping.promise;
-    running += 1;
-    restarted = false;
-    ctx.show('busy', running > 1 ? say('queued', { n: running }) : say('running'));
-    try {
-      return (await Promise.race([future.done, stopped])).content; // {status: 'ok'} or {status: 'error', ename, evalue}
-    } finally {
-      running -= 1;
-      if (!running && !ctx.lost && ctx.readyFor && !restarted) ctx.show('ready', say('waiting'));
-    }
+  /** Stop what the kernel runs now (KeyboardInterrupt in the cell); what is defined stays. */
+  function interrupt() { // through the REST API: it works while the kernel's websocket waits for it too
+    if (ctx.session && !ctx.lost) ctx.session.kernel.interrupt().catch(() => {});
   }
 
-  return { start, ready, execute };
+  Object.assign(conn, { start, dropSession });
+  conn.watcher = live.watcher(ctx, conn);
+  conn.runs = live.runs(ctx, conn);
+  return { start, restart, ready, interrupt, execute: conn.runs.execute, pending: conn.runs.pending,
+           setUp: conn.runs.setUp };
 };
-
-/** A promise (already handled) and the function that rejects it. */
-function stopSignal() {
-  const signal = {};
-  signal.promise = new Promise((_, reject) => { signal.reject = reject; });
-  signal.promise.catch(() => {});
-  return signal;
-}
 })();

@@ -2,14 +2,16 @@
  * (Run cell, Run check, Run all above, Reset, the "edited" mark), and each graded exercise gets an
  * answer cell. The book's solution cells stay as the book shows them: they never become editors,
  * so they never run in the reader's kernel; nor do its check cells, which only the grader runs
- * (live-grading.js: "Run check" is on the answer cell).
+ * (live-grading.js: "Run check" is on the answer cell); a check cell's output from the build (what the
+ * book's solution made it print) is taken away, so no "ok" stands there before the reader's answer ran.
  *
  * What it expects from the page (tools/live_cells.py writes it at build time): each rendered code
  * cell as div.cell.live-cell-<index>, holding div.cell_input and, when it has outputs,
  * div.cell_output (myst-nb's markup); each exercise as div.exercise#<label> (sphinx-exercise's).
  *
- * An output is "stale" while the cell's code differs from the code that made it (the book's, until
- * the cell runs; after a reload, a restored edit sits above the book's output): it says so.
+ * An output is "stale" while it is not from the code above it (the book's, until the cell runs;
+ * after a reload, a restored edit sits above the book's output), or when it is an error from before
+ * the cells above ran: it says so. A run's note says how it went, with the kernel's own time.
  */
 (function () {
 'use strict';
@@ -21,10 +23,11 @@ function bookCode(cellElement) {
   return code ? code.textContent.replace(/\s+$/, '') : '';
 }
 
-/** The page's editors: `ctx` is live.js's shared state; `grading` runs checks and cells above. */
+/** The page's editors: `ctx` is live.js's shared state; `grading` runs checks. */
 live.editors = function editors(ctx, connection, grading) {
   const { say, page } = ctx;
   ctx.names = new Map(); // exercise label -> "Exercise 4.1"
+  const above = live.above(ctx, connection, (...args) => run(...args));
 
   function buildCells(config) {
     const shown = [];
@@ -58,9 +61,10 @@ live.editors = function editors(ctx, connection, grading) {
       cell.id = `live-${number}`;
       cell.number = number + 1;
       cell.ranSource = cell.original; // the code the output below it comes from
-      cell.hasOutput = Boolean((cell.cellElement.querySelector('.cell_output') || {}).textContent?.trim());
-      const input = cell.cellElement.querySelector('.cell_input');
       cell.output = cell.cellElement.querySelector('.cell_output');
+      if (cell.output && cell.exercise && cell.tags.includes('check')) cell.output.replaceChildren(); // the book's solution's
+      cell.hasOutput = Boolean((cell.output || {}).textContent?.trim());
+      const input = cell.cellElement.querySelector('.cell_input');
       if (!cell.output) {
         cell.output = live.element('div', { class: 'cell_output' });
         cell.cellElement.append(cell.output);
@@ -69,9 +73,11 @@ live.editors = function editors(ctx, connection, grading) {
     });
     const blocks = shown.map((cell) => ({ id: cell.id, source: (ctx.edits.cells[cell.key] || {}).source ?? cell.original }));
     ctx.notebook = thebeCore.api.setupNotebookFromBlocks(blocks, config, ctx.rendermime);
+    // CodeMirror's contenteditable input sits inside the box that scrolls long lines, so that box has
+    // focusable content (axe's scrollable-region-focusable; its hidden textarea sits outside it)
+    const codeMirrorConfig = { theme: 'default', lineNumbers: true, inputStyle: 'contenteditable' };
     thebe.renderAllCells({ mountRunButton: false, mountRunAllButton: false, mountRestartButton: false,
-                           mountRestartAllButton: false, codeMirrorConfig: { theme: 'default', lineNumbers: true } },
-                         ctx.notebook, items);
+                           mountRestartAllButton: false, codeMirrorConfig }, ctx.notebook, items);
     shown.forEach((cell) => {
       cell.thebe = ctx.notebook.getCellById(cell.id);
       cell.box = document.querySelector(`[data-thebe-id="${cell.id}"]`);
@@ -83,21 +89,7 @@ live.editors = function editors(ctx, connection, grading) {
 
   function addControls(cell) {
     const editor = cell.editor;
-    // Tab indents; Escape, then Tab (or Shift+Tab), leaves the editor: `false` hands a key to the browser.
-    const keys = {
-      'Shift-Enter': () => { run(cell); },
-      Esc: (cm) => cm.setOption('extraKeys', leaving),
-      Tab: (cm) => cm.execCommand(cm.somethingSelected() ? 'indentMore' : 'insertSoftTab'),
-      'Shift-Tab': (cm) => cm.execCommand('indentLess'),
-    };
-    const leaving = { ...keys, Tab: false, 'Shift-Tab': false };
-    editor.setOption('extraKeys', keys);
-    editor.on('keydown', (cm, event) => {
-      if (!['Escape', 'Tab', 'Shift'].includes(event.key)) cm.setOption('extraKeys', keys);
-    });
-    editor.on('blur', (cm) => cm.setOption('extraKeys', keys));
-    editor.getInputField().setAttribute('aria-label', say('editorLabel', { n: cell.number }));
-
+    const keysHint = live.editorKeys(cell, say, () => run(cell));
     const controls = live.element('div', { class: 'live-controls', role: 'group',
                                            'aria-label': say('cellLabel', { n: cell.number }) });
     const runButton = live.button(say('runCell'), () => run(cell));
@@ -110,15 +102,16 @@ live.editors = function editors(ctx, connection, grading) {
     controls.append(runButton);
     if (cell.answerTo) controls.append(live.button(say('runCheck'), () => grading.runCheck(cell.answerTo, cell)));
     if (!cell.answerTo && page.cells.some((entry) => entry.index < cell.index)) {
-      controls.append(live.button(say('runAllAbove'), () => grading.runAllAbove(cell)));
+      controls.append(live.button(say('runAllAbove'), () => above.runAllAbove(cell)));
     }
     controls.append(cell.reset, cell.mark, cell.note);
-    cell.box.after(controls);
+    cell.box.after(keysHint, controls);
     cell.hint = live.element('p', { class: 'live-hint' });
+    cell.elsewhere = live.element("p", { class: "live-elsewhere" });
     cell.verdict = live.element('p', { class: 'live-verdict', 'aria-live': 'polite' });
-    cell.hint.hidden = cell.verdict.hidden = true;
-    controls.after(cell.hint, cell.verdict);
-    cell.stale = live.element('p', { class: 'live-stale-note' }, say('staleOutput'));
+    cell.hint.hidden = cell.elsewhere.hidden = cell.verdict.hidden = true;
+    controls.after(cell.hint, cell.elsewhere, cell.verdict);
+    cell.stale = live.element('p', { class: 'live-stale-note' });
     cell.output.before(cell.stale);
 
     edited(cell);
@@ -127,7 +120,13 @@ live.editors = function editors(ctx, connection, grading) {
     if (saved && saved.original !== cell.original && !cell.answerTo) {
       cell.note.textContent = say('bookChanged');
     }
-    editor.on('change', () => ctx.edits.remember(cell.key, edited(cell), cell.original));
+    editor.on('change', (cm, change) => {
+      const source = edited(cell);
+      if (change.origin === 'tdsElsewhere') return; // another tab's edit, already stored
+      cell.typedHere = true;
+      cell.elsewhere.hidden = true;
+      ctx.edits.remember(cell.key, source, cell.original);
+    });
     cell.box.addEventListener('keydown', (event) => {
       if (event.key === 'Enter' && event.shiftKey && !event.target.closest('.CodeMirror')) {
         event.preventDefault();
@@ -142,53 +141,102 @@ live.editors = function editors(ctx, connection, grading) {
     cell.reset.disabled = source === cell.original;
     cell.mark.hidden = cell.reset.disabled;
     cell.cellElement.classList.toggle('live-edited', !cell.reset.disabled);
-    const stale = source !== cell.ranSource && cell.hasOutput;
+    const otherCode = source !== cell.ranSource;
+    const stale = cell.hasOutput && (otherCode || cell.outputBeforeAbove);
     cell.stale.hidden = !stale;
+    cell.stale.textContent = stale ? say(otherCode ? 'staleOutput' : 'staleBeforeAbove') : '';
     cell.cellElement.classList.toggle('live-stale', stale);
     ctx.editsChanged();
     return source;
   }
 
+  /** Another tab of this page changed the cell `key` (`entry`: {source}, or none: the book's code). */
+  function changedElsewhere(key, entry) {
+    const cell = (ctx.cells || []).find((c) => c.key === key);
+    if (!cell) return ctx.editsChanged();
+    const theirs = entry ? entry.source : cell.original;
+    const mine = cell.editor.getValue();
+    if (theirs === mine) return;
+    cell.elsewhere.hidden = false;
+    if (cell.typedHere && mine !== cell.original) { // this tab's own code: keep it within reach
+      cell.elsewhere.replaceChildren(say('changedElsewhereMine'), ' ', live.button(say('putMineBack'), () => {
+        cell.editor.setValue(mine);
+        cell.elsewhere.hidden = true;
+        cell.editor.focus();
+      }));
+    } else {
+      cell.elsewhere.replaceChildren(say('changedElsewhere'));
+    }
+    cell.editor.replaceRange(theirs, { line: 0, ch: 0 }, { line: cell.editor.lastLine() }, 'tdsElsewhere');
+    cell.typedHere = false;
+  }
+
   /** A NameError for a name a cell above defines: say so, with the way to run the cells above. */
   function explain(cell, reply) {
     const name = reply.status === 'error' && reply.ename === 'NameError' && (/'(\w+)'/.exec(reply.evalue) || [])[1];
-    const above = name && page.cells.some((entry) => entry.index < cell.index && !entry.exercise
-                                                     && (entry.binds || []).includes(name));
-    cell.hint.hidden = !above;
-    if (above) {
+    const defined = name && page.cells.some((entry) => entry.index < cell.index && !entry.exercise
+                                                       && (entry.binds || []).includes(name));
+    cell.hint.hidden = !defined;
+    if (defined) {
       cell.hint.replaceChildren(say('notDefinedYet', { name }), ' ',
-                                live.button(say('runAllAbove'), () => grading.runAllAbove(cell)));
+                                live.button(say('runAllAbove'), () => above.runAllAbove(cell)));
     }
   }
 
-  /** Run `cell`'s code (or `source`), draw its output, and say how it went under it. */
-  async function run(cell, { quiet = false, source = cell.editor.getValue() } = {}) {
-    if (!(await connection.ready())) return { status: 'aborted' };
-    cell.note.dataset.state = 'running';
-    cell.note.textContent = say('running');
-    const startedAt = performance.now();
-    let reply;
-    try {
-      reply = await connection.execute(cell, source);
-    } catch {
-      reply = { status: 'aborted' }; // the kernel stopped or the connection dropped mid-run
-      cell.thebe.setOutputText(say('stoppedMidCell'));
+  function note(cell, state, text) {
+    cell.note.dataset.state = state;
+    cell.note.textContent = text;
+  }
+
+  /** What a reply says under its cell; `setUp`: how many set-up cells ran first. */
+  function outcome(reply, setUp) {
+    if (reply.lost && reply.why === 'dropped') return say('endedByRestart'); // the reader's own Restart
+    if (reply.lost) return say(reply.began ? 'unfinished' : 'notReached');
+    if (reply.status === 'aborted') return say('skipped'); // the kernel's own: a cell before it stopped
+    if (reply.status === 'error') {
+      return reply.ename === 'KeyboardInterrupt' ? say('interrupted', { ms: reply.ms })
+        : say('raised', { name: reply.ename, ms: reply.ms });
     }
-    const took = Math.round(performance.now() - startedAt);
-    cell.ranSource = source;
+    return setUp ? say.count('ranAfterSetUp', setUp, { ms: reply.ms }) : say('ran', { ms: reply.ms });
+  }
+
+  /**
+   * Run `cell`'s code (or `source`), draw its output, and say how it went under it. Before the first
+   * cell a reader runs in a kernel, the page's set-up cells run (`setUp`; not for a `quiet` run, which
+   * "Run all above" and "Run check" make, and which run what they need themselves).
+   */
+  async function run(cell, { quiet = false, source = cell.editor.getValue(), setUp = !quiet } = {}) {
+    note(cell, 'running', connection.pending() ? say('waitingTurn') : say('running'));
+    if (!(await connection.ready())) {
+      note(cell, 'done', say(ctx.serverGone ? 'notRunServer' : ctx.lost ? 'notRunLost' : 'notRunOffline'));
+      return { status: 'aborted', lost: true };
+    }
+    let ranSetUp = 0;
+    if (setUp) {
+      const first = await above.setUpFor(cell);
+      if (first.failed) return first.failed;
+      ranSetUp = first.ran;
+    }
+    if (connection.pending()) cell.note.textContent = say('waitingTurn');
+    cell.ranSource = source; // what the output below shows from now on
     cell.hasOutput = true;
+    cell.outputBeforeAbove = false;
+    edited(cell);
+    const reply = await connection.execute(cell, source, {
+      onStart: () => { if (cell.note.dataset.state === 'running') cell.note.textContent = say('running'); },
+    });
+    if (reply.lost) cell.thebe.setOutputText(say(reply.began ? 'stoppedMidCell' : 'neverRan'));
     ctx.lastRun = cell;
+    cell.lastStatus = reply.status;
     edited(cell);
     explain(cell, reply);
     live.outputDrawn(cell.cellElement);
-    cell.note.dataset.ms = String(took);
-    cell.note.textContent = reply.status === 'ok' ? say('ran', { ms: took })
-      : reply.status === 'error' ? say('raised', { name: reply.ename, ms: took }) : say('unfinished');
-    cell.note.dataset.state = 'done';
+    if (Number.isFinite(reply.ms)) cell.note.dataset.ms = String(reply.ms);
+    note(cell, 'done', outcome(reply, ranSetUp));
     if (!quiet && reply.status === 'ok') cell.verdict.hidden = true;
     return reply;
   }
 
-  return { buildCells, run };
+  return { buildCells, run, runAllAbove: above.runAllAbove, changedElsewhere, edited };
 };
 })();

@@ -1,97 +1,100 @@
-/* Live cells, part "saved edits": the reader's code, kept per page in this browser, and the
- * notebook a reader downloads with it.
+/* Live cells, part "saved edits": the reader's code, kept per page in this browser, shared by its tabs.
  *
  * localStorage, key `live-edits:<notebook path>`: {cells: {<cell key>: {source, original}}}, where
  * `original` is the book's code the edit was made from (so a changed book can be noticed). A cell's
  * key is its notebook index, or `answer:<exercise label>` for the answer cell live mode adds.
+ *
+ * Every tab of a page shares that one entry, so no tab may write over another's edits: a tab writes
+ * only the cells it changed since it last saved, into what the entry holds at that moment, and it
+ * hears every other tab's save (the `storage` event): a cell another tab changed is changed here too
+ * (`onChange(key, entry)`: live-editors.js says so under the cell, and keeps within reach any code
+ * this tab's reader typed there). A cell this tab changed and has not saved yet keeps this tab's code,
+ * which its save then stores.
  */
 (function () {
 'use strict';
 
 const live = (window.tdsLive = window.tdsLive || {});
+const SAVE_AFTER_MS = 300;
 
 /** The page's saved edits; `refused()` is called when the browser will not store them. */
 live.savedEdits = function savedEdits(page, refused) {
   const key = `live-edits:${page.path}`;
   let saveTimer = null;
+  const unsaved = new Set(); // keys of the cells this tab changed since its last save
 
-  function load() {
+  function read() {
     try {
       const saved = JSON.parse(localStorage.getItem(key));
-      return saved && saved.cells ? saved : { cells: {} };
+      return saved && saved.cells && typeof saved.cells === 'object' ? saved.cells : {};
     } catch {
-      return { cells: {} };
+      return {};
     }
   }
 
-  const edits = load();
+  const cells = read(); // this tab's view: what is stored, with this tab's unsaved changes
+  let stored = { ...cells }; // what the entry held when this tab last read or wrote it
 
   function save() {
     clearTimeout(saveTimer);
     saveTimer = null;
+    const now = read();
+    for (const cellKey of unsaved) {
+      if (cellKey in cells) now[cellKey] = cells[cellKey];
+      else delete now[cellKey];
+    }
     try {
-      localStorage.setItem(key, JSON.stringify(edits));
-      return true;
+      if (Object.keys(now).length) localStorage.setItem(key, JSON.stringify({ cells: now }));
+      else localStorage.removeItem(key);
     } catch {
       refused();
       return false;
     }
+    for (const cellKey of unsaved) { // what this tab wrote is no news to it
+      if (cellKey in now) stored[cellKey] = now[cellKey];
+      else delete stored[cellKey];
+    }
+    unsaved.clear();
+    heard(now); // and what other tabs saved meanwhile, if their event has not come yet
+    return true;
   }
 
   function remember(cellKey, source, original) {
-    if (source === original) delete edits.cells[cellKey];
-    else edits.cells[cellKey] = { source, original };
+    if (source === original) delete cells[cellKey];
+    else cells[cellKey] = { source, original };
+    unsaved.add(cellKey);
     clearTimeout(saveTimer);
-    saveTimer = setTimeout(save, 300);
+    saveTimer = setTimeout(save, SAVE_AFTER_MS);
   }
 
-  /** Forget every edit of the page (the editors, if any, are reset by live.js). */
+  /** Forget every edit of the page, in every tab (the editors, if any, are reset by live.js). */
   function clear() {
-    for (const cellKey of Object.keys(edits.cells)) delete edits.cells[cellKey];
+    for (const cellKey of new Set([...Object.keys(cells), ...Object.keys(read())])) {
+      delete cells[cellKey];
+      unsaved.add(cellKey);
+    }
     save();
   }
 
+  /** The entry now holds `now`: take in what other tabs changed since this tab last saw it. */
+  function heard(now) {
+    const before = stored;
+    stored = now;
+    for (const cellKey of new Set([...Object.keys(before), ...Object.keys(now)])) {
+      const theirs = now[cellKey];
+      if ((before[cellKey] || {}).source === (theirs || {}).source || unsaved.has(cellKey)) continue;
+      if (theirs) cells[cellKey] = theirs;
+      else delete cells[cellKey];
+      if (result.onChange) result.onChange(cellKey, theirs);
+    }
+  }
+
+  addEventListener('storage', (event) => {
+    if (event.key === key || event.key === null) heard(read());
+  });
   addEventListener('pagehide', () => saveTimer && save());
 
-  return { cells: edits.cells, remember, save, clear, count: () => Object.keys(edits.cells).length };
-};
-
-/** Offer the page's notebook with the reader's code in place of the book's (and their answers). */
-live.downloadNotebook = async function downloadNotebook(ctx) {
-  let notebook;
-  try {
-    const answer = await fetch(`${ctx.root}_sources/${ctx.page.path}`);
-    if (!answer.ok) throw new Error(`${answer.status}`);
-    notebook = await answer.json();
-  } catch (error) {
-    ctx.tell(ctx.say('unreadable', { why: error.message }));
-    return;
-  }
-  const byIndex = new Map(ctx.cells.filter((c) => !c.answerTo).map((c) => [c.index, c]));
-  const answers = new Map(ctx.cells.filter((c) => c.answerTo).map((c) => [c.answerTo, c]));
-  const out = [];
-  notebook.cells.forEach((nbCell, index) => {
-    const entry = ctx.page.cells.find((e) => e.index === index);
-    const answer = entry && entry.exercise && answers.get(entry.exercise);
-    if (answer && !out.includes(answer.cellJson)) {
-      answer.cellJson = { cell_type: 'code', id: `answer-${answer.answerTo}`, execution_count: null, outputs: [],
-                          source: answer.editor.getValue(), metadata: { tags: ['answer'], exercise: answer.answerTo } };
-      out.push(answer.cellJson);
-    }
-    const mine = byIndex.get(index);
-    if (mine && mine.editor.getValue() !== mine.original) {
-      out.push({ ...nbCell, source: mine.editor.getValue(), outputs: [], execution_count: null });
-    } else {
-      out.push(nbCell);
-    }
-  });
-  notebook.cells = out;
-  const blob = new Blob([JSON.stringify(notebook, null, 1)], { type: 'application/x-ipynb+json' });
-  const link = live.element('a', { href: URL.createObjectURL(blob),
-                                   download: `${ctx.page.path.split('/').pop().replace(/\.ipynb$/, '')}-mine.ipynb` });
-  document.body.append(link);
-  link.click();
-  link.remove();
-  setTimeout(() => URL.revokeObjectURL(link.href), 10000);
+  const result = { cells, remember, save, clear, count: () => Object.keys(cells).length, onChange: null };
+  return result;
 };
 })();

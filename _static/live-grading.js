@@ -1,4 +1,4 @@
-/* Live cells, part "grading": "Run all above" a cell, and "Run check" for an exercise.
+/* Live cells, part "grading": "Run check" for an exercise.
  *
  * "Run check" sends the reader's answer, and nothing else, to the Jupyter server's grader
  * (POST <server>/mlx-autodiff/check: mlx_autodiff/workbook/server.py), which grades it as
@@ -6,54 +6,17 @@
  * grading process of its own. So neither the reader's kernel (what ran there, or whether it runs at
  * all) nor an edited check cell on the page reaches the verdict, which comes back in the page's
  * language; its `code` ("failed:same_ids", "refused", ...) is kept on the verdict as data-code.
- * "Run all above" runs the chapter's cells above except every exercise's solution and check cells:
- * the book's solutions never run in the reader's kernel.
+ * "Run all above" (live-above.js) runs the chapter's cells above except every exercise's solution and
+ * check cells: the book's solutions never run in the reader's kernel.
  */
 (function () {
 'use strict';
 
 const live = (window.tdsLive = window.tdsLive || {});
 
-/** `ctx` is live.js's shared state; `connection` talks to the kernel; `cells().run` runs an editor. */
-live.grading = function grading(ctx, connection, cells) {
+/** `ctx` is live.js's shared state. */
+live.grading = function grading(ctx) {
   const { say, page } = ctx;
-
-  /** The first line of a cell's code, to name it where the page shows no cell numbers. */
-  const where = (cell) => say('cellStarting', { code: cell.editor.getValue().split('\n')[0].slice(0, 60) });
-
-  /** Run the chapter's cells above `cell`, as the build did (hidden ones too, and past the cells the book
-   * shows raising), but no exercise's cells. */
-  async function runAllAbove(cell) {
-    if (!(await connection.ready())) return;
-    const byIndex = new Map(ctx.cells.filter((c) => !c.answerTo).map((c) => [c.index, c]));
-    const above = page.cells.filter((entry) => entry.index < cell.index && !entry.exercise);
-    cell.note.dataset.state = 'running';
-    cell.note.textContent = say.count('runningAbove', above.length);
-    for (const entry of above) {
-      const target = byIndex.get(entry.index);
-      const reply = target ? await cells().run(target, { quiet: true }) : await executeHidden(entry.source);
-      const meant = reply.status === 'error' && entry.tags.includes('raises-exception'); // the book shows it raise
-      if (reply.status !== 'ok' && !meant) {
-        const which = target ? where(target) : say('hiddenCell');
-        cell.note.textContent = reply.status === 'error'
-          ? say('stoppedRaised', { where: which, name: reply.ename, value: reply.evalue })
-          : say('stoppedUnfinished', { where: which });
-        cell.note.dataset.state = 'stopped';
-        return;
-      }
-    }
-    cell.hint.hidden = true;
-    cell.note.textContent = say.count('ranAbove', above.length);
-    cell.note.dataset.state = 'done';
-  }
-
-  async function executeHidden(code, options = {}) {
-    try {
-      return await connection.execute(null, code, options);
-    } catch {
-      return { status: 'aborted' };
-    }
-  }
 
   /** Grade the reader's answer to `label` with the book's checks; say the verdict under `clicked`. */
   async function runCheck(label, clicked) {
@@ -88,6 +51,6 @@ live.grading = function grading(ctx, connection, cells) {
     return verdict(say('fail', { reason: reply.reason }), false, reply.code);
   }
 
-  return { runAllAbove, runCheck };
+  return { runCheck };
 };
 })();

@@ -4,6 +4,8 @@
  *     English HTML, then each other language's inside <template data-tds-edition="…">…
  *     </template><!--/tds-edition-->. The static build keeps the page's language only; so does
  *     live mode, with this mirror of editions.py's `pick`, in the renderer of text/html.
+ *   - explained(text, table): an engine error printed or raised in a live cell explains itself in
+ *     the page's language, as the static page's does (mlx_autodiff/explained.py, mirrored here).
  *   - After a run has drawn its output, live mode dispatches
  *     `document.dispatchEvent(new CustomEvent("tds:output", {detail: {element}}))` with the cell's
  *     output element: page scripts that hydrate outputs (_static/stepper.js) do it again there.
@@ -29,26 +31,76 @@ live.pageLanguage = function pageLanguage() {
   return (document.documentElement.lang || SOURCE_LANGUAGE).replace('-', '_');
 };
 
-/** Make `rendermime`'s text/html renderer show the page's language of every Editions output. */
-live.pickEditions = function pickEditions(rendermime, language = live.pageLanguage()) {
-  const html = 'text/html';
-  const factory = rendermime.getFactory(html);
-  if (!factory || factory.tdsPicked) return;
+/** Wrap `rendermime`'s renderer of `mime` so that each output's data of that type is `change(data)`. */
+function transformed(rendermime, mime, change) {
+  const factory = rendermime.getFactory(mime);
+  if (!factory || (factory.tdsChanged || []).includes(change)) return;
   rendermime.addFactory({
     ...factory,
-    tdsPicked: true,
+    tdsChanged: [...(factory.tdsChanged || []), change],
     createRenderer(options) {
       const renderer = factory.createRenderer(options);
       const render = renderer.renderModel.bind(renderer);
       renderer.renderModel = (model) => {
-        const source = model.data[html];
+        const source = model.data[mime];
         if (typeof source !== 'string') return render(model);
-        const picked = Object.create(model, { data: { value: { ...model.data, [html]: live.pick(source, language) } } });
+        const picked = Object.create(model, { data: { value: { ...model.data, [mime]: change(source) } } });
         return render(picked);
       };
       return renderer;
     },
-  }, rendermime.getRank(html)); // replaces the factory of text/html, which it wraps
+  }, rendermime.getRank(mime)); // replaces the factory of `mime`, which it wraps
+}
+
+/** Make `rendermime`'s text/html renderer show the page's language of every Editions output. */
+live.pickEditions = function pickEditions(rendermime, language = live.pageLanguage()) {
+  transformed(rendermime, 'text/html', (html) => live.pick(html, language));
+};
+
+/** A template of mlx_autodiff/explained.py's words as a regular expression, as `_pattern` makes it:
+ * each {name} a group that matches as little as it can, each space any run of white space. */
+function pattern(template, whole = false) {
+  const parts = template.split(/\{(\w+)\}/);
+  const source = parts.map((part, at) => (at % 2
+    ? `(?<${part}>[\\s\\S]+?)`
+    : part.split(' ').map((word) => word.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('\\s+'))).join('');
+  return new RegExp(whole ? `^(?:${source})$` : source, whole ? '' : 'g');
+}
+
+function phrased(value, english, other) {
+  for (const [key, template] of Object.entries(english)) {
+    const match = pattern(template, true).exec(value);
+    if (match) return live.fill(other[key], mapValues(match.groups || {}, (part) => phrased(part, english, other)));
+  }
+  return value;
+}
+
+const mapValues = (object, change) => Object.fromEntries(Object.entries(object).map(([k, v]) => [k, change(v)]));
+
+/**
+ * `text` with the engine's explanation of an error in the page's language, as mlx_autodiff/explained.py
+ * (`explained`) writes it for the static page: `table` is {en, page}, the words files' part
+ * "explained" in English and in the page's language (tools/live_cells.py puts them in the page's data).
+ */
+live.explained = function explained(text, table) {
+  if (!table) return text;
+  const { en, page } = table;
+  for (const [key, template] of Object.entries(en.sentences)) {
+    text = text.replace(pattern(template), (...found) => {
+      const groups = found[found.length - 1];
+      return live.fill(page.sentences[key], mapValues(groups || {}, (part) => phrased(part, en.phrases, page.phrases)));
+    });
+  }
+  return text;
+};
+
+/** Make the renderers of printed text and tracebacks explain the engine's errors in the page's language. */
+live.explainErrors = function explainErrors(rendermime, table) {
+  if (!table) return; // an English page: the engine's words are the page's
+  const explain = (text) => live.explained(text, table);
+  for (const mime of ['application/vnd.jupyter.stdout', 'application/vnd.jupyter.stderr']) {
+    transformed(rendermime, mime, explain);
+  }
 };
 
 /**

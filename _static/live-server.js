@@ -5,7 +5,8 @@
  * by the reader (a JupyterHub user server, `make serve-kernel` on another machine) comes as
  * #server=<its URL>&token=<token>, or from the small form the bar shows when there is none. Server
  * and token move into sessionStorage (this tab only) and out of the address bar at once; the token
- * is only ever sent to that server. The server must accept this page's origin (appendix 2).
+ * is only ever sent to that server, and to the reader's other tabs of the book that ask for it
+ * (live-tabs.js). The server must accept this page's origin (appendix 2).
  */
 (function () {
 'use strict';
@@ -78,10 +79,12 @@ live.probe = async function probe(where, say) {
   return answer.ok ? null : say('answered', { status: answer.status, text: answer.statusText });
 };
 
-/** Whether the server still runs kernel `id` (asked from its list: a 404 would be a console error). */
-live.kernelExists = async function kernelExists(where, id) {
+/** The server's model of kernel `id` ({execution_state, connections, ...}), or null if it has none
+ * (asked from its list: a 404 would be a console error); rejects if the server does not answer. */
+live.kernelModel = async function kernelModel(where, id) {
   const answer = await live.api(where, '/api/kernels');
-  return answer.ok && (await answer.json()).some((kernel) => kernel.id === id);
+  if (!answer.ok) throw new Error(`${answer.status}`);
+  return (await answer.json()).find((kernel) => kernel.id === id) || null;
 };
 
 /** The form that asks for a server of the reader's choosing; `use()` connects to what it keeps. */

@@ -23,6 +23,22 @@ live.loadThebe = function loadThebe(root, say) {
   return loaded;
 };
 
+/**
+ * thebe's connection to the kernel server for `config`, without the token in the console. thebe-core
+ * 0.5.0 logs its serverSettings, token included, with console.debug as it connects
+ * (`connectToJupyter` in src/thebe/api.ts, `ThebeServer.connectToJupyterServer` in src/server.ts), both
+ * before their first await: those two calls run with console.debug silenced, and nothing else does.
+ */
+live.connectQuietly = function connectQuietly(config) {
+  const debug = console.debug;
+  console.debug = () => {};
+  try {
+    return thebeCore.api.connectToJupyter(config);
+  } finally {
+    console.debug = debug;
+  }
+};
+
 /* thebe-core 0.5.0 fetches require.js from a CDN before it draws any ipywidget, even the built-in ones
  * it bundles (@jupyter-widgets/base, controls, output: src/manager.ts, loadClass). Those are all this
  * book uses, so mark its loader as done: they draw offline, and nothing else is fetched. */

@@ -3,6 +3,7 @@
     index.html                           the site's root page: it opens the first edition
     <language>/<docname>.html            a page of one edition: en/book/04-step-0.html, zh_CN/book/...
     <language>/exercises/<chapter>.ipynb a chapter's exercise notebook ("Download as exercise")
+    <language>/notebooks/<page>.ipynb    a page without exercises as a notebook (live mode's download)
 
 `make book` serves these paths on LOCAL; a published site has them under its base URL: the
 environment variable BOOK_BASEURL when set (the GitHub Pages workflow sets it), else
@@ -33,6 +34,8 @@ LANDING = "book/index"
 """The docname of every edition's first page (_toc.yml's root)."""
 EXERCISES = "exercises"
 """The folder of each edition's exercise notebooks, as in a reader's book folder."""
+NOTEBOOKS = "notebooks"
+"""The folder of each edition's notebooks of the pages that have code but no exercises."""
 
 
 def local(port: int = LOCAL_PORT) -> str:
@@ -53,6 +56,11 @@ def page_path(docname: str, language: str) -> str:
 def notebook_path(chapter: str, language: str) -> str:
     """A chapter's exercise notebook in the site: "en/exercises/04-step-0.ipynb"."""
     return in_edition(f"{EXERCISES}/{chapter}.ipynb", language)
+
+
+def page_notebook_path(page: str, language: str) -> str:
+    """A page without exercises as a plain notebook in the site: "en/notebooks/a1-engine-tour.ipynb"."""
+    return in_edition(f"{NOTEBOOKS}/{page}.ipynb", language)
 
 
 def relative(source: str, target: str) -> str:

@@ -51,7 +51,8 @@ and `_build/html/zh_CN/`, the Chinese text coming from the gettext catalogs in
   pydata-sphinx-theme 0.15.4 has no zh_CN catalog, so its template strings ("previous page",
   "light/dark", "Back to top", Sphinx's own "Link to this heading", whose zh_CN entry is empty)
   fall back to `ThemeWords`; the search box's placeholder (`search_bar_text`, a theme option
-  never translated) and the footer's author are set per edition (`theme_words`);
+  never translated) and the footer's author are set per edition (`theme_words`), and so is a
+  dropdown's "Click to show" (`toggle_words`);
 - lets Chinese search find the glossary's words: Sphinx's Chinese index (sphinx/search/zh.py)
   splits text with jieba, which cuts 懒参数 into 懒 + 参数 and drops one-character words, so
   every term of locale/<language>/GLOSSARY.md's Chinese column goes into a jieba user
@@ -135,6 +136,15 @@ def theme_words(app: Sphinx, config: Config) -> None:
     said = words(config.language, "theme")
     config.html_theme_options = {**config.html_theme_options, "search_bar_text": said["search_bar_text"]}
     config.author = said["author"]
+
+
+def toggle_words(app: Sphinx, config: Config) -> None:
+    """A dropdown's "Click to show" / "Click to hide" in the edition's language. sphinx-togglebutton
+    0.4.5 computes its default hint with gettext when the extension is set up, before Sphinx knows the
+    language, so every edition got English (https://github.com/executablebooks/sphinx-togglebutton/issues/22);
+    this runs before its config-inited handler writes the hint into the page."""
+    said = words(config.language, "theme")
+    config.togglebutton_hint, config.togglebutton_hint_hide = said["toggle_show"], said["toggle_hide"]
 
 
 def theme_catalog(app: Sphinx) -> None:
@@ -513,6 +523,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_transform(SourceNestedTables)
     app.connect("config-inited", add_switcher)
     app.connect("config-inited", theme_words)
+    app.connect("config-inited", toggle_words, priority=400)  # before sphinx-togglebutton's (500)
     app.connect("config-inited", search_dictionary)
     app.connect("builder-inited", theme_catalog)
     app.connect("builder-inited", share_executed_folder, priority=600)

@@ -21,7 +21,21 @@ On each page built from a notebook it then
   source of each cell the page does not show (`remove-cell`, `remove-input`:
   "Run all above" runs them too), and, for each exercise that has a check, the
   starting stub (derived by `mlx_autodiff.workbook.fork`, as a forked
-  notebook's stubs are).
+  notebook's stubs are);
+- for each cell the page hides, the names it reads (so a cell the reader
+  edited that no longer defines one of them can be named when the hidden
+  cell fails);
+- where "Download my notebook" starts from (`notebook`, relative to the page):
+  the reader's notebook in the page's language, with no solution and plain
+  Markdown. A chapter with exercises has one already, the notebook
+  `mlx-autodiff-exercises get --language` writes (tools/exercise_downloads.py);
+  for a page with code and no exercises this extension writes one
+  (`<edition>/notebooks/<page>.ipynb`: its text translated and made plain as
+  that notebook's is, its code cells as they are). Each code cell kept there as
+  the book has it carries that cell's id (`nb`), matched by its code in order,
+  so the reader's edits land in the right cells whatever else the notebook holds;
+- on a page not in English, the words of `mlx_autodiff/explained.py` (English and
+  the page's), which live outputs' error explanations are rewritten with.
 
 A check must judge only what the reader wrote: "Run check" sends the answer to
 the Jupyter server's grader (mlx_autodiff/workbook/server.py), which grades it
@@ -43,10 +57,14 @@ from sphinx.application import Sphinx
 from sphinx.config import Config
 from sphinx.util import logging
 
+from mlx_autodiff import site_layout
+from mlx_autodiff.words import words
 from mlx_autodiff.workbook.chapters import Chapter
 from mlx_autodiff.workbook.convention import CHECK, LABEL_KEY, SOLUTION, exercises
-from mlx_autodiff.workbook.fork import forked_notebook
-from mlx_autodiff.workbook.names import bound_names
+from mlx_autodiff.workbook.fork import KERNELSPEC, forked_notebook
+from mlx_autodiff.workbook.markdown import Site, glued_values, plain
+from mlx_autodiff.workbook.names import bound_names, free_names
+from mlx_autodiff.workbook.translation import catalog, translate
 
 logger = logging.getLogger(__name__)
 SPHINX_THEBE = "sphinx_thebe"
@@ -70,18 +88,67 @@ def executed_notebook(app: Sphinx, docname: str) -> nbformat.NotebookNode | None
     return nbformat.read(path, as_version=4) if path.exists() else None
 
 
-def exercise_stubs(app: Sphinx, docname: str) -> dict[str, str]:
+def page_chapter(app: Sphinx, docname: str) -> Chapter:
+    source = Path(app.env.doc2path(docname))
+    return Chapter(source.stem, source, Path(app.srcdir))
+
+
+def plain_notebook(chapter: Chapter, language: str) -> nbformat.NotebookNode:
+    """A page without exercises as the reader's notebook: its text in `language`, made plain Markdown
+    as an exercise notebook's is (mlx_autodiff/workbook/markdown.py), its code cells as they are."""
+    messages, glued = catalog(chapter, language), glued_values(chapter)
+    site = Site(language, site_layout.base_url(chapter.root))
+    cells = []
+    for cell in chapter.read().cells:
+        if cell.cell_type == "markdown":
+            text = plain(translate(cell.source, messages), chapter, glued, site).strip()
+            if text:
+                cells.append(nbformat.v4.new_markdown_cell(text))
+        elif cell.cell_type == "code":
+            cells.append(nbformat.v4.new_code_cell(cell.source, metadata=dict(cell.metadata)))
+    for number, cell in enumerate(cells):
+        cell.id = f"cell-{number}"
+    return nbformat.v4.new_notebook(cells=cells, metadata={"kernelspec": KERNELSPEC,
+                                                           "language_info": {"name": "python"}})
+
+
+def reader_notebook(app: Sphinx, docname: str, graded: bool) -> tuple[nbformat.NotebookNode, str]:
+    """The notebook "Download my notebook" starts from, and its path in the site (see the module
+    docstring): a chapter's exercise notebook, or the page made plain."""
+    chapter, language = page_chapter(app, docname), app.config.language or "en"
+    if graded:
+        root = Path(app.srcdir)
+        notebook = forked_notebook(chapter, root / "exercises", language=language)
+        return notebook, site_layout.notebook_path(chapter.name, language)
+    return plain_notebook(chapter, language), site_layout.page_notebook_path(chapter.name, language)
+
+
+def exercise_stubs(reader: nbformat.NotebookNode) -> dict[str, str]:
     """{exercise label: the stub a forked copy starts from} for the page's graded exercises, in the
     page's language (its heading, what to do, and the NotImplementedError's message)."""
-    source = Path(app.env.doc2path(docname))
-    root = Path(app.srcdir)
-    chapter = Chapter(source.stem, source, root)
     stubs = {}
-    for cell in forked_notebook(chapter, root / "exercises", language=app.config.language or "en").cells:
+    for cell in reader.cells:
         label = cell.metadata.get(LABEL_KEY)
         if cell.cell_type == "code" and label and CHECK not in cell.metadata.get("tags", []):
             stubs.setdefault(label, cell.source)
     return stubs
+
+
+def same_cells(notebook: nbformat.NotebookNode, reader: nbformat.NotebookNode,
+               skip: set[int]) -> dict[int, str]:
+    """{index of a code cell of `notebook`: the id of the same cell in `reader`}, for the cells `reader`
+    keeps as the book has them (no exercise's: `skip`, and no cell labelled with one), matched in
+    order by their code; a cell `reader` leaves out gets no id."""
+    kept = [cell for cell in reader.cells if cell.cell_type == "code" and LABEL_KEY not in cell.metadata]
+    ids: dict[int, str] = {}
+    at = 0
+    for index, cell in enumerate(notebook.cells):
+        if cell.cell_type != "code" or index in skip:
+            continue
+        found = next((j for j in range(at, len(kept)) if kept[j].source == cell.source), None)
+        if found is not None:
+            ids[index], at = kept[found].id, found + 1
+    return ids
 
 
 def page_data(app: Sphinx, docname: str, notebook: nbformat.NotebookNode,
@@ -89,6 +156,9 @@ def page_data(app: Sphinx, docname: str, notebook: nbformat.NotebookNode,
     """The JSON live.js reads: see the module docstring. `rendered`: {cell index: source shown}."""
     found = exercises(notebook, docname)
     owner = {index: ex.label for ex in found for index in ex.solution_cells + ex.check_cells}
+    graded = [ex for ex in found if ex.check_cells]
+    reader, reader_path = reader_notebook(app, docname, bool(found))
+    ids = same_cells(notebook, reader, set(owner))
     cells = []
     for index, cell in enumerate(notebook.cells):
         if cell.cell_type != "code":
@@ -100,15 +170,38 @@ def page_data(app: Sphinx, docname: str, notebook: nbformat.NotebookNode,
             entry["binds"] = binds
         if not rendered.get(index, False) and SOLUTION not in entry["tags"]:
             entry["source"] = cell.source  # not on the page: "Run all above" still runs it
+            entry["reads"] = free_names(cell.source)
+        if index in ids:
+            entry["nb"] = ids[index]
         cells.append(entry)
-    graded = [ex for ex in found if ex.check_cells]
-    stubs = exercise_stubs(app, docname) if graded else {}
-    return {
+    stubs = exercise_stubs(reader) if graded else {}
+    language = app.config.language or "en"
+    data = {
         "path": f"{docname}.ipynb",
+        "notebook": site_layout.relative(site_layout.page_path(docname, language), reader_path),
         "cells": cells,
         "exercises": [{"label": ex.label, "title": ex.title, "stub": stubs[ex.label]}
                       for ex in graded if ex.label in stubs],
     }
+    if language != "en":
+        data["explained"] = {"en": words("en", "explained"), "page": words(language, "explained")}
+    return data
+
+
+def write_plain_notebook(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any],
+                         doctree: Any) -> None:
+    """A page with code and no exercises: its reader's notebook (`plain_notebook`), beside the page."""
+    if doctree is None or app.builder.format != "html" or executed_notebook(app, pagename) is None:
+        return
+    chapter = page_chapter(app, pagename)
+    read = chapter.read()
+    if exercises(read, chapter.name) or not any(cell.cell_type == "code" for cell in read.cells):
+        return
+    notebook = plain_notebook(chapter, app.config.language or "en")
+    nbformat.validate(notebook)
+    target = Path(app.outdir) / site_layout.NOTEBOOKS / f"{chapter.name}.ipynb"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(nbformat.writes(notebook), encoding="utf-8")
 
 
 def add_live_data(app: Sphinx, doctree: nodes.document, docname: str) -> None:
@@ -141,4 +234,6 @@ def _code(source_container: nodes.Element) -> str:
 def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("config-inited", unhook_sphinx_thebe)
     app.connect("doctree-resolved", add_live_data)
+    # after tools/executed_notebooks.py (priority 450) put the cached outputs back, which glued values read
+    app.connect("html-page-context", write_plain_notebook, priority=460)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

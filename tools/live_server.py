@@ -24,6 +24,12 @@ talk to the kernels from a browser.
 Ctrl-C (or SIGTERM, or closing the terminal) stops both servers and the kernels;
 nothing is left running.
 
+A closed tab's kernel is shut down within seconds, not at the idle cull: this module
+is also a small extension of the Jupyter server (`ClosedTab`, POST /tds/tab) that a
+page calls as it leaves (_static/live-tabs.js). A reload cannot be told from a close
+when the page leaves, so the kernel goes CLOSED_TAB_S later, unless the next page of
+the tab says it is still wanted or anything is connected to it by then.
+
 `make serve-kernel` starts the kernel server alone, for readers on other machines:
 
     python -m tools.live_server --serve-kernel --host 192.168.1.20 --book-origin https://example.org
@@ -40,8 +46,10 @@ http on the same network; a JupyterHub serves https (appendix 2).
 from __future__ import annotations
 
 import argparse
+import asyncio
 import functools
 import ipaddress
+import json
 import os
 import secrets
 import signal
@@ -60,15 +68,21 @@ from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 from jupyter_server.auth.identity import PasswordIdentityProvider
+from jupyter_server.base.handlers import APIHandler
+from tornado import web
+from tornado.ioloop import IOLoop
 
 ROOT = Path(__file__).resolve().parent.parent
 HTML = ROOT / "_build" / "html"
 HOST = "127.0.0.1"
 START_TIMEOUT_S = 60
 STOP_TIMEOUT_S = 10
-# A kernel whose page was closed has no connection left; the server shuts it down after this long idle.
+# A kernel whose tab went without a word (the browser crashed): the server shuts it down after this long idle
+# with nothing connected. A closed tab's kernel goes much sooner (ClosedTab).
 IDLE_KERNEL_S = 600
 DEAD_KERNEL_POLL_S = 1.0
+# A tab that left: its kernel goes this long after, unless the tab's next page (a reload) wants it again.
+CLOSED_TAB_S = 10
 
 
 class BookOriginOnly(PasswordIdentityProvider):
@@ -76,6 +90,49 @@ class BookOriginOnly(PasswordIdentityProvider):
 
     def should_check_origin(self, handler: object) -> bool:
         return True
+
+
+class ClosedTab(APIHandler):
+    """POST /tds/tab {kernel, keep}: a page of the book leaves (`keep` false) or comes back (true) in the
+    tab that owns `kernel`; CLOSED_TAB_S after the last leave with nothing connected, it is shut down
+    with its session. Token and origin are checked as for Jupyter's own API."""
+
+    @web.authenticated
+    async def post(self) -> None:
+        try:
+            asked = json.loads(self.request.body or b"{}")
+            kernel, keep = str(asked["kernel"]), bool(asked.get("keep"))
+        except (ValueError, KeyError, TypeError) as error:
+            raise web.HTTPError(400, "expected {kernel, keep}") from error
+        pending = self.settings.setdefault("tds_closed_tabs", {})
+        if kernel in pending:
+            IOLoop.current().remove_timeout(pending.pop(kernel))
+        if not keep and kernel in self.kernel_manager:
+            pending[kernel] = IOLoop.current().call_later(
+                CLOSED_TAB_S, lambda: asyncio.ensure_future(self.shut_down_if_unused(kernel)))
+        self.set_status(204)
+        self.finish()
+
+    async def shut_down_if_unused(self, kernel: str) -> None:
+        self.settings.get("tds_closed_tabs", {}).pop(kernel, None)
+        if kernel not in self.kernel_manager or self.kernel_manager.kernel_model(kernel)["connections"]:
+            return
+        for session in await self.session_manager.list_sessions():
+            if session["kernel"]["id"] == kernel:
+                await self.session_manager.delete_session(session["id"])  # its kernel with it
+                return
+        await self.kernel_manager.shutdown_kernel(kernel)
+
+
+def _jupyter_server_extension_points() -> list[dict[str, str]]:
+    return [{"module": "tools.live_server"}]
+
+
+def _load_jupyter_server_extension(serverapp: object) -> None:
+    """Jupyter loads this module as an extension (`jupyter_command`): the route of `ClosedTab`."""
+    web_app = serverapp.web_app  # type: ignore[attr-defined]
+    base = web_app.settings["base_url"].rstrip("/")
+    web_app.add_handlers(".*$", [(f"{base}/tds/tab", ClosedTab)])
 
 
 class LiveServerError(RuntimeError):
@@ -137,11 +194,11 @@ def jupyter_command(live_port: int, book_origin: str, host: str = HOST) -> list[
         "--ServerApp.identity_provider_class=tools.live_server.BookOriginOnly",
         f"--ServerApp.allow_remote_access={not ipaddress.ip_address(host).is_loopback}",
         "--ServerApp.terminals_enabled=False",
-        # only kernels for the pages, and "Run check"'s grader (mlx_autodiff/workbook/server.py): no
-        # JupyterLab, LSP or terminals behind the kernel port
+        # only kernels for the pages, "Run check"'s grader (mlx_autodiff/workbook/server.py) and this module's
+        # closed-tab route: no JupyterLab, LSP or terminals behind the kernel port
         "--ServerApp.jpserver_extensions={'jupyterlab': False, 'jupyter_lsp': False, "
         "'jupyter_server_terminals': False, 'notebook_shim': False, 'jupytext': False, "
-        "'jupyterlab_myst': False, 'mlx_autodiff.workbook.server': True}",
+        "'jupyterlab_myst': False, 'mlx_autodiff.workbook.server': True, 'tools.live_server': True}",
         f"--MappingKernelManager.cull_idle_timeout={IDLE_KERNEL_S}",
         "--MappingKernelManager.cull_interval=60",
         # how often Jupyter looks for a dead kernel to restart (default 3 s): the page says so sooner
