@@ -13,9 +13,6 @@ A cell's output is read as a reader meets it: its HTML (tables, pictures, steppe
 output from the error's name on (the engine's explanation, Burn's words verbatim); what a cell printed
 for the engine's explanations left in English (the rest of it is what the chapter's code spelled, or
 a value's repr: code, like the cell).
-
-Live mode's own words (the page words' part `LIVE_WORDS`) are issue 41's, and Appendix 5's table body
-is issue 42's (`TABLES_LEFT_TO_ISSUE_42`): they are skipped here, by name.
 """
 
 from __future__ import annotations
@@ -35,12 +32,6 @@ from mlx_autodiff.words import PLACEHOLDER
 CHINESE = "zh_CN"
 GLOSSARY = ROOT / "locale" / CHINESE / "GLOSSARY.md"
 KEPT_SECTION = "## Kept in English"
-TABLES_LEFT_TO_ISSUE_42 = {"book/a5-who-says-what"}
-"""Pages whose tables' text this test does not read yet: Appendix 5's "who says what" table body is
-being translated under issue 42 (remove the page from here when that lands)."""
-LIVE_WORDS = ("live",)
-"""The parts of the page words (`mlx_autodiff/words/<language>.json`, part "page") that only live
-mode shows: issue 41 owns their words and their check, so this test skips them."""
 
 SKIPPED_TAGS = {"script", "style", "code", "kbd", "samp", "var", "math", "template"}
 ATTRIBUTES = ("aria-label", "aria-description", "aria-valuetext", "title", "alt", "placeholder",
@@ -235,8 +226,7 @@ def scripts_show(page: str, folder: Path) -> list[tuple[str, str]]:
     found = []
     for text in re.findall(r'<script type="application/json" id="tds-words">(.*?)</script>', page, re.S):
         said = json.loads(text)
-        found += [(f"page words {where}", PLACEHOLDER.sub(" ", value)) for where, value in strings(
-            {part: words for part, words in said.items() if part not in LIVE_WORDS})]
+        found += [(f"page words {where}", PLACEHOLDER.sub(" ", value)) for where, value in strings(said)]
     for text in re.findall(r'class="stepper-data">(.*?)</script>', page, re.S):
         data = json.loads(text)
         found.append(("stepper title", data["title"]))
@@ -279,8 +269,6 @@ def page_findings(docname: str, kept: set[str]) -> list[str]:
     body = re.search(r"<body\b.*</body>", page, re.S)[0]
     found = []
     for where, text in shown(body) + scripts_show(page, path.parent):
-        if docname in TABLES_LEFT_TO_ISSUE_42 and where.startswith("table "):
-            continue
         if where == "printed output":
             found += [f"{where}: the engine's English {said}" for said in english_explanations(text)]
             continue
