@@ -144,7 +144,8 @@ def collect(site: Path, out: Path) -> int:
 
 
 def compare(before: Path, after: Path, context: int = 60) -> int:
-    names = {p.relative_to(before) for p in before.rglob("*.txt")} | {p.relative_to(after) for p in after.rglob("*.txt")}
+    names = {p.relative_to(before) for p in before.rglob("*.txt")}
+    names |= {p.relative_to(after) for p in after.rglob("*.txt")}
     differ = 0
     for name in sorted(names):
         a, b = before / name, after / name
@@ -162,9 +163,10 @@ def compare(before: Path, after: Path, context: int = 60) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m tools.visible_text", description=__doc__.splitlines()[0])
-    parser.add_argument("first", type=Path, help="the built site (_build/html), or with --compare a saved text")
-    parser.add_argument("second", type=Path, help="where to write the text, or with --compare the other text")
+    parser = argparse.ArgumentParser(prog="python -m tools.visible_text",
+                                     description=__doc__.splitlines()[0])
+    parser.add_argument("first", type=Path, help="the built site (_build/html), or a saved text (--compare)")
+    parser.add_argument("second", type=Path, help="where to write the text, or the other text (--compare)")
     parser.add_argument("--compare", action="store_true", help="compare two saved texts")
     args = parser.parse_args(argv)
     if args.compare:
