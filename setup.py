@@ -3,7 +3,7 @@
 The exercises' checks live in the chapters (book/*.md), and `mlx-autodiff-exercises check` grades
 with the book's checks only, never a notebook's own; so that `pip install "mlx-autodiff[exercises]
 @ git+<repository>"` can grade without a clone, the wheel gets `_toc.yml` and `book/*.md` in
-`mlx_autodiff/_book/` (mlx_autodiff/workbook/chapters.py: SHIPPED). An editable install (`make
+`bookkit/_book/` (bookkit/workbook/chapters.py: SHIPPED). An editable install (`make
 setup`) reads the repository's own chapters instead.
 """
 
@@ -21,7 +21,7 @@ class BuildWithTheBook(build_py):
         super().run()
         if getattr(self, "editable_mode", False):
             return
-        target = Path(self.build_lib) / "mlx_autodiff" / "_book"
+        target = Path(self.build_lib) / "bookkit" / "_book"
         (target / "book").mkdir(parents=True, exist_ok=True)
         shutil.copy2("_toc.yml", target / "_toc.yml")
         for chapter in sorted(Path("book").glob("*.md")):

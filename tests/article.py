@@ -16,8 +16,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from bookkit.runs.scenarios import Outcome
 from mlx_autodiff import AutodiffError, TapeConsumedError, UntrackedBackwardError
-from mlx_autodiff.scenarios import Outcome
 
 ARTICLE_OUTPUT = "the article's output (Burn 0.22.1, one process per method)"
 

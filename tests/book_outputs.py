@@ -1,6 +1,6 @@
 """Read what the built book computed, so tests can assert each chapter's claims.
 
-Chapters are executed while the book is built (`python -m tools.build_book`, every
+Chapters are executed while the book is built (`python -m bookkit.site.build`, every
 edition: English, then Chinese from the same execution);
 myst-nb writes each executed notebook to `_build/jupyter_execute/book/<name>.ipynb`
 and the values a chapter glues (`myst_nb.glue`, shown or not) to
@@ -37,18 +37,18 @@ import nbformat
 import pytest
 import yaml
 
-from mlx_autodiff import site_layout
-from tools.build_book import SUMMARY
-from tools.editions import LANGUAGES
+from bookkit.site import layout as site_layout
+from bookkit.site.build import SUMMARY
+from bookkit.words.language import LANGUAGES
 
 ROOT = Path(__file__).resolve().parents[1]
 SITE = ROOT / "_build" / "html"
 """The site `make book` serves: `index.html` and one folder per edition (`en/`, `zh_CN/`), laid out
-as mlx_autodiff/site_layout.py says."""
+as bookkit/site/layout.py says."""
 HTML = SITE / site_layout.in_edition("", "en")
 """The English edition."""
 EDITIONS = list(LANGUAGES)
-"""Every edition's language, English first (tools/book_languages.py)."""
+"""Every edition's language, English first (bookkit/site/book_languages.py)."""
 EXECUTED = ROOT / "_build" / "jupyter_execute"
 
 
@@ -72,7 +72,7 @@ def matplotlib_without_cjk() -> dict[str, str]:
 def build_book() -> subprocess.CompletedProcess[str]:
     """Run the strict build of every edition (an unchanged one is not built again), as on a machine
     whose matplotlib sees no CJK font."""
-    command = [sys.executable, "-m", "tools.build_book", *EDITIONS]
+    command = [sys.executable, "-m", "bookkit.site.build", *EDITIONS]
     return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, errors="replace",
                           env=matplotlib_without_cjk())
 
@@ -107,7 +107,7 @@ def book_build(request: pytest.FixtureRequest) -> subprocess.CompletedProcess[st
 
 def build_problems(log: str) -> str:
     """The lines of a build log that say what went wrong: Sphinx's warnings and errors, and
-    tools/build_book.py's closing summary (which names chapters that failed to execute)."""
+    bookkit/site/build.py's closing summary (which names chapters that failed to execute)."""
     lines = re.sub(r"\x1b\[[0-9;]*m", "", log).splitlines()
     problems = [line[:400] for line in lines
                 if re.search(r"\b(WARNING|ERROR|CRITICAL): ", line)]
@@ -292,7 +292,7 @@ def page_tables(path: Path) -> list[list[list[str]]]:
 
 
 def html_tables(chapter: str) -> list[list[list[str]]]:
-    """Every table the chapter's cells show as HTML (`mlx_autodiff.table.Table`), in order: each a list
+    """Every table the chapter's cells show as HTML (`bookkit.pictures.table.Table`), in order: each a list
     of rows, the header row first, each row its cells' text (`code` in backticks, as in Markdown)."""
     parser = _Tables()
     for cell in executed(chapter).cells:

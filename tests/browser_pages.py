@@ -30,7 +30,7 @@ from urllib.parse import urljoin
 import pytest
 from book_outputs import EDITIONS, ROOT, SITE
 
-from mlx_autodiff import site_layout
+from bookkit.site import layout as site_layout
 from tools.chromium import ChromiumNotFound, find_chromium, skip_reason
 
 # Requests that would leave the machine fail: they go to a proxy that is not there (the discard port).

@@ -1,7 +1,7 @@
 """Accessible names, landmarks and text alternatives, checked in the built pages' HTML.
 
 axe-core found, on every page, theme widgets named differently from what they
-show and a sidebar title outside every landmark; tools/accessible_theme.py and
+show and a sidebar title outside every landmark; bookkit/site/accessible_theme.py and
 _templates/ fix them where the markup is made. The first tests here fail when
 the theme or myst-nb stop writing that markup (then the workaround can go); the
 others check every built page: the fixed markup is what the pages carry, and
@@ -68,7 +68,7 @@ def test_upstream_myst_nb_still_labels_a_hidden_cells_toggle_other_than_it_shows
     written = Translator()
     visit_HideCellInput(written, HIDDEN)
     assert '<summary aria-label="Toggle hidden content">' in "".join(written.body), (
-        "myst-nb changed its hidden-cell toggle: tools/accessible_theme.py's visitor may go")
+        "myst-nb changed its hidden-cell toggle: bookkit/site/accessible_theme.py's visitor may go")
 
 
 def test_upstream_the_themes_sidebar_toggles_still_have_no_name() -> None:
@@ -78,13 +78,13 @@ def test_upstream_the_themes_sidebar_toggles_still_have_no_name() -> None:
     add_collapse_checkboxes(soup)
     summary = soup.select_one("li.has-children > details > summary")
     assert summary is not None and not summary.get_text(strip=True) and not summary.get("aria-label"), (
-        "pydata-sphinx-theme names its sidebar toggles now: tools/accessible_theme.py need not")
+        "pydata-sphinx-theme names its sidebar toggles now: bookkit/site/accessible_theme.py need not")
 
 
 def test_a_sidebar_toggle_is_named_after_its_entry() -> None:
     from pydata_sphinx_theme.toctree import add_collapse_checkboxes
 
-    from tools.accessible_theme import name_sidebar_toggles
+    from bookkit.site.accessible_theme import name_sidebar_toggles
 
     soup = BeautifulSoup(SIDEBAR, "html.parser")
     add_collapse_checkboxes(soup)
@@ -117,7 +117,7 @@ def test_upstream_a_download_links_icon_is_still_a_glyph_in_its_content() -> Non
 def test_the_replacement_toggle_is_named_by_its_words() -> None:
     from myst_nb.sphinx_ import visit_HideCellInput
 
-    from tools.accessible_theme import visit_hidden_cell
+    from bookkit.site.accessible_theme import visit_hidden_cell
 
     ours, theirs = Translator(), Translator()
     visit_hidden_cell(ours, HIDDEN)

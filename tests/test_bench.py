@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from mlx_autodiff.bench import load, main
-from mlx_autodiff.bench_rows import Row
+from bookkit.bench import load, main
+from bookkit.bench.rows import Row
 
 
 def test_a_quick_run_prints_the_table_and_its_json_loads_back(tmp_path, capsys):
@@ -33,7 +33,7 @@ def test_the_committed_results_the_appendix_renders_still_load():
 
 
 def test_the_test_rows_note_what_pytest_counted_without_its_time():
-    from mlx_autodiff.bench_book import pytest_counted
+    from bookkit.bench.book import pytest_counted
 
     quiet = "....\n=========== 1792 passed, 3 skipped, 2 warnings in 948.04s (0:15:48) ============\n"
     assert pytest_counted(quiet) == "1792 passed, 3 skipped, 2 warnings"
@@ -46,7 +46,7 @@ def test_with_the_tests_timed_the_built_book_rows_come_from_make_tests_build(
         monkeypatch: pytest.MonkeyPatch) -> None:
     """`make bench-tests` removes _build (the clean build) before `make test` builds it again and times
     the stepper: the rows read off the built book are read after it, not from the build it removed."""
-    from mlx_autodiff import bench
+    from bookkit import bench
 
     tests_ran: list[bool] = []
 
@@ -67,9 +67,9 @@ def test_with_the_tests_timed_the_built_book_rows_come_from_make_tests_build(
 
 
 def test_live_cells_are_measured_after_every_build_the_run_makes(monkeypatch: pytest.MonkeyPatch) -> None:
-    """`tools/live_bench.py` serves the built book, and `--book` removes `_build` before building it
+    """`bookkit/bench/live.py` serves the built book, and `--book` removes `_build` before building it
     again: measured before that build, a checkout without a built book got "n/a" for every live row."""
-    from mlx_autodiff import bench
+    from bookkit import bench
 
     built: list[str] = []
     not_tested_here = ("training_rows", "memory_rows", "graph_rows", "built_book_rows", "checker_rows")

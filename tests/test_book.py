@@ -1,7 +1,7 @@
 """The book builds strictly, every page of `_toc.yml` is in it, and no chapter hides an error.
 
 The build-failure tests check that a chapter which fails to execute is named with
-its cell and error (tools/build_book.py), instead of a page of Sphinx traceback.
+its cell and error (bookkit/site/build.py), instead of a page of Sphinx traceback.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ import yaml
 from book_outputs import HTML, ROOT, book_build, docname, executed, plain_value, toc_pages  # noqa: F401
 
 # `tools` is on pytest's pythonpath (pyproject.toml)
-from tools.build_book import build, engine_key, execution_failures
+from bookkit.site.build import build, engine_key, execution_failures
 
 HEADER = """---
 jupytext:
@@ -80,11 +80,11 @@ def test_which_pages_are_notebooks_is_what_myst_nb_says() -> None:
 
 
 def tiny_book(root: Path, chapter: str = CHAPTER) -> Path:
-    """A one-chapter book with the project's configuration (and its local extensions in tools/)
-    and `chapter` (CHAPTER unless given) as its chapter."""
+    """A one-chapter book with the project's configuration (its extensions are the installed
+    bookkit's) and `chapter` (CHAPTER unless given) as its chapter."""
     (root / "book").mkdir(parents=True)
     shutil.copy(ROOT / "_config.yml", root / "_config.yml")
-    for folder in ("tools", "_static", "_templates"):
+    for folder in ("_static", "_templates"):
         shutil.copytree(ROOT / folder, root / folder, ignore=shutil.ignore_patterns("__pycache__"))
     (root / "_live").mkdir()  # thebe and MathJax's folder (`make setup`): the pages need none of them
     (root / "_toc.yml").write_text("format: jb-book\nroot: book/index\nchapters:\n  - file: book/05-step-1\n")
@@ -117,8 +117,8 @@ def test_glued_values_are_python_literals_when_their_repr_is_one() -> None:
     assert plain_value({"text/plain": ["Node", "Id(3)"]}) == "NodeId(3)"  # not a literal: the text
 
 
-KEYED = ["mlx_autodiff/tape.py", "mlx_autodiff/words/en.json", "requirements.txt", "book/_data/bench.json"]
-NOT_KEYED = ["book/01-initialized.md", "README.md", "tools/sphinx_build.py", "_static/live.js"]
+KEYED = ["mlx_autodiff/tape.py", "bookkit/words/en.json", "requirements.txt", "book/_data/bench.json"]
+NOT_KEYED = ["book/01-initialized.md", "README.md", "bookkit/site/sphinx_build.py", "bookkit/live/live.js"]
 
 
 def keyed_files(tmp_path: Path) -> str:
@@ -139,7 +139,7 @@ def test_the_execution_cache_key_changes_with_what_the_chapters_run(tmp_path: Pa
 @pytest.mark.parametrize("changed", NOT_KEYED)
 def test_a_readme_tool_or_page_script_edit_executes_no_chapter(tmp_path: Path, changed: str) -> None:
     """A chapter's own cells are the cache's business; appendix 1 counts README's files at build time
-    (tools/code_map.py), so README.md, tools/ and _static/ are not in the key."""
+    (bookkit/site/code_map.py), so README.md, tools/ and _static/ are not in the key."""
     before = keyed_files(tmp_path)
     (tmp_path / changed).write_text("y\n")
     assert engine_key(tmp_path) == before, changed
@@ -170,7 +170,7 @@ def book_with_cells(root: Path, cells: list[str]) -> Path:
 @pytest.mark.slow
 def test_a_cell_that_writes_to_stderr_fails_the_build(tmp_path: Path,
                                                       capsys: pytest.CaptureFixture[str]) -> None:
-    """tools/executed_notebooks.py: a warning reaches the page with the kernel's paths; the build names
+    """bookkit/site/executed_notebooks.py: a warning reaches the page with the kernel's paths; the build names
     the chapter, cell and line, and what it wrote."""
     chapter = book_with_cells(tmp_path, ["x = 1", WARNS]) / "book" / "05-step-1.md"
     lines = chapter.read_text().splitlines()
@@ -226,7 +226,7 @@ def test_every_cell_ran_and_none_errored_unless_tagged_raises_exception(page: st
 @pytest.mark.usefixtures("book_build")
 @pytest.mark.parametrize("page", [page for page in toc_pages() if is_notebook(page)])
 def test_every_chapter_downloads_as_its_executed_notebook(page: str) -> None:
-    """tools/executed_notebooks.py: the download menu offers the .ipynb, with the kernel's outputs."""
+    """bookkit/site/executed_notebooks.py: the download menu offers the .ipynb, with the kernel's outputs."""
     download = HTML / "_sources" / f"{page}.ipynb"
     assert download.exists(), f"{page}: no {download.relative_to(ROOT)} to download"
     page_html = (HTML / f"{page}.html").read_text()

@@ -12,7 +12,7 @@ import sys
 import pytest
 from book_outputs import HTML, ROOT, book_build, toc_pages  # noqa: F401 (book_build is a fixture)
 
-from mlx_autodiff.exercises import GRADER
+from bookkit.exercises import GRADER
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("book_build")]
 
@@ -38,7 +38,7 @@ def test_no_page_tells_the_reader_to_run_a_bare_python() -> None:
 
 def test_every_venv_command_the_book_prints_names_a_module_there_is() -> None:
     printed = {hit["module"] for docname in toc_pages() for hit in VENV_MODULE.finditer(page_text(docname))}
-    assert {"tools.build_book"} <= printed, printed
+    assert {"bookkit.site.build"} <= printed, printed
     missing = [module for module in printed if importlib.util.find_spec(module) is None]
     assert not missing, f"the book prints `.venv/bin/python -m` for modules that do not exist: {missing}"
 
@@ -46,8 +46,8 @@ def test_every_venv_command_the_book_prints_names_a_module_there_is() -> None:
 def test_the_printed_exercise_listing_runs_from_the_repository_root() -> None:
     command = f"{GRADER} list"
     assert command in page_text("book/index") and command in page_text("book/a2-on-your-mac")
-    # the installed command is `python -m mlx_autodiff.exercises` (pyproject.toml's [project.scripts])
-    listed = subprocess.run([sys.executable, "-m", "mlx_autodiff.exercises", "list"], cwd=ROOT,
+    # the installed command is `python -m bookkit.exercises` (pyproject.toml's [project.scripts])
+    listed = subprocess.run([sys.executable, "-m", "bookkit.exercises", "list"], cwd=ROOT,
                             capture_output=True, text=True, timeout=300)
     assert listed.returncode == 0, listed.stderr
     assert "Exercise 4.1" in listed.stdout
@@ -59,4 +59,4 @@ def test_the_book_prints_one_set_of_exercise_commands() -> None:
     verbs = {hit["verb"] for docname in toc_pages() for hit in EXERCISE_TOOL.finditer(page_text(docname))}
     assert {"get", "check", "list"} == verbs, verbs
     for docname in toc_pages():
-        assert "-m mlx_autodiff.exercises" not in page_text(docname), docname
+        assert "-m bookkit.exercises" not in page_text(docname), docname

@@ -19,7 +19,7 @@ import pytest
 from book_outputs import EDITIONS, ROOT, book_build, toc_pages  # noqa: F401 (book_build is a fixture)
 from browser_pages import HEIGHT, NARROW, OVERFLOW_TOLERANCE_PX, PAGE_VISIT_IDS, PAGE_VISITS, WIDE, Tab, Visit
 
-from tools.editions import LANGUAGES
+from bookkit.words.language import LANGUAGES
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.usefixtures("book_build")]
 

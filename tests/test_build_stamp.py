@@ -1,4 +1,4 @@
-"""An unchanged edition is not built again (tools/build_stamp.py), and any change to what it reads
+"""An unchanged edition is not built again (bookkit/site/stamp.py), and any change to what it reads
 builds it again."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from test_book import HEADER, tiny_book
 
-from tools import build_stamp
-from tools.build_book import build
+from bookkit.site import stamp as build_stamp
+from bookkit.site.build import build
 
 SITE = ["en", "zh_CN"]
 
@@ -127,8 +127,8 @@ def test_a_second_build_of_an_unchanged_book_skips_sphinx(
     log = capfd.readouterr().out
     assert again.status == 0 and again.statuses == {"en": 0}
     assert "book build, en: unchanged since its last successful build" in log
-    assert "tools.sphinx_build" not in log, "Sphinx ran for an unchanged book"
+    assert "bookkit.site.sphinx_build" not in log, "Sphinx ran for an unchanged book"
     assert (root / "_build" / "html" / "en" / "book" / "05-step-1.html").read_bytes() == page
     capfd.readouterr()
     assert build(["en"], root=root, force=True).status == 0
-    assert "tools.sphinx_build" in capfd.readouterr().out, "--force did not build"
+    assert "bookkit.site.sphinx_build" in capfd.readouterr().out, "--force did not build"

@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from burn_check import EXAMPLES, FOLDER
-from burn_check.command import CheckerNotInstalledError, command, require_modules, run
+from bookkit.burn_check import EXAMPLES, FOLDER
+from bookkit.burn_check.command import CheckerNotInstalledError, command, require_modules, run
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES_DIR = ROOT / "tests" / "burn_check_cases"
@@ -243,7 +243,7 @@ def test_text_output_gives_file_line_column_rule_fix_and_chapter_and_exits_1() -
     assert result.returncode == 1
     lines = result.stdout.splitlines()
     arm = article_lines()["ad-to_device"]
-    head = next(line for line in lines if line.startswith(f"burn_check/examples/article.rs:{arm}:"))
+    head = next(line for line in lines if line.startswith(f"bookkit/burn_check/examples/article.rs:{arm}:"))
     assert head.endswith("error[1 moved-then-trained] Moved, then trained")
     at = lines.index(head)
     assert lines[at + 2].startswith("  fix: Move a model you will train with `fork`")

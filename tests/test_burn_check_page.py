@@ -20,8 +20,8 @@ import pytest
 from book_outputs import book_build  # noqa: F401 (book_build is a fixture)
 from browser_pages import NARROW, OVERFLOW_JS, OVERFLOW_TOLERANCE_PX, SCREENSHOTS, WIDE, show_dark
 
-from burn_check import EXAMPLES
-from burn_check.command import run
+from bookkit.burn_check import EXAMPLES
+from bookkit.burn_check.command import run
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.usefixtures("book_build")]
 
@@ -93,7 +93,8 @@ def expected_on_page(file: dict[str, Any], words: dict[str, Any], lines: list[st
 
 
 def words_of(language: str) -> dict[str, Any]:
-    return json.loads((ROOT / "burn_check" / "words" / f"{language}.json").read_text(encoding="utf-8"))
+    path = ROOT / "bookkit" / "burn_check" / "words" / f"{language}.json"
+    return json.loads(path.read_text(encoding="utf-8"))
 
 
 def check(page, root, text: str) -> list[dict[str, Any]]:

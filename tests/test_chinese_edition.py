@@ -1,7 +1,7 @@
 """The Chinese edition in Chinese where code writes the words: pictures, tabs, tables, theme, search.
 
 The book executes each chapter once; a picture carries every language's drawing
-(mlx_autodiff/editions.py) and each edition's build keeps its own (tools/book_languages.py,
+(bookkit/words/multilingual.py) and each edition's build keeps its own (bookkit/site/book_languages.py,
 `PickEdition`). These tests read the built site: each edition shows its own pictures, a zh
 picture's words are Chinese apart from what stays English in every edition (`KEPT`), the
 theme's chrome speaks the edition's language, and Chinese search finds every glossary term.
@@ -16,9 +16,9 @@ import re
 import pytest
 from book_outputs import ROOT, SITE, book_build, toc_pages  # noqa: F401 (book_build is a fixture)
 
-from mlx_autodiff.scenarios import SCENARIOS
-from mlx_autodiff.words import words
-from tools.book_languages import glossary_terms
+from bookkit.runs.scenarios import SCENARIOS
+from bookkit.site.book_languages import glossary_terms
+from bookkit.words import words
 
 CHINESE = "zh_CN"
 HAN = re.compile(r"[\u4e00-\u9fff]")
@@ -177,7 +177,7 @@ def test_every_sidebar_toggle_is_named_after_its_entry_in_the_editions_words(boo
     tests/browser_pages.py, `PAGE_VISITS`)."""
     from bs4 import BeautifulSoup
 
-    from tools.accessible_theme import toggle_name
+    from bookkit.site.accessible_theme import toggle_name
 
     named = 0
     for docname in toc_pages():

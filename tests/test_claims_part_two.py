@@ -13,8 +13,8 @@ import pytest
 from article import ARTICLE, ARTICLE_TAPE_CONSUMED, ARTICLE_UNTRACKED, EXPECTED, Expected
 from book_outputs import EDITIONS, ROOT, SITE, book_build, executed, glued, page_tables, stream_text  # noqa: F401
 
-from mlx_autodiff.editions import pick
-from mlx_autodiff.methods import SCENARIOS
+from bookkit.runs.methods import SCENARIOS
+from bookkit.words.multilingual import pick
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("book_build")]
 
@@ -267,9 +267,9 @@ def readme_map() -> list[list[str]]:
 @pytest.mark.parametrize("language", EDITIONS)
 def test_appendix_1_shows_readmes_map_with_each_modules_lines(language: str):
     """One map: appendix 1 renders README's, adding the lines of each module as the build counts them
-    (tools/code_map.py, when the page is read: not in a cell, so README is not in the cache's key)."""
-    from mlx_autodiff.words import words
-    from tools.code_map import translation
+    (bookkit/site/code_map.py, when the page is read: not in a cell, so README is not in the cache's key)."""
+    from bookkit.site.code_map import translation
+    from bookkit.words import words
 
     lines = words(language, "code_map")["lines"]
     page = SITE / language / "book" / "a1-engine-tour.html"

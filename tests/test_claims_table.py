@@ -15,6 +15,8 @@ import mlx.core as mx
 import pytest
 from article import ARTICLE_TAPE_CONSUMED, ARTICLE_UNTRACKED
 
+from bookkit.runs.methods import TARGET
+from bookkit.runs.scenarios import COMBINATIONS, SCENARIOS, initialized, run, run_isolated
 from mlx_autodiff import (
     AdamConfig,
     AlreadyAutodiffError,
@@ -31,8 +33,6 @@ from mlx_autodiff import (
     UntrackedBackwardError,
 )
 from mlx_autodiff.guard import NotTrainableError, assert_trainable
-from mlx_autodiff.methods import TARGET
-from mlx_autodiff.scenarios import COMBINATIONS, SCENARIOS, initialized, run, run_isolated
 
 PAGE = Path(__file__).resolve().parents[1] / "book" / "a5-who-says-what.md"
 

@@ -17,9 +17,9 @@ from matplotlib.axes import Axes
 from matplotlib.collections import PathCollection
 from matplotlib.colors import to_rgb
 
-from mlx_autodiff import font_metrics
-from mlx_autodiff.curves import OUTCOME_COLOURS, inline_svg, loss_curve, small_multiples
-from mlx_autodiff.scenarios import RunRecord, run, run_all
+from bookkit.pictures import font_metrics
+from bookkit.pictures.curves import OUTCOME_COLOURS, inline_svg, loss_curve, small_multiples
+from bookkit.runs.scenarios import RunRecord, run, run_all
 
 
 @pytest.fixture(scope="module")

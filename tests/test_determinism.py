@@ -49,7 +49,7 @@ print(json.dumps(runs))
 GRAPHS = """
 import json
 from mlx_autodiff import *
-from mlx_autodiff import graph
+from bookkit.pictures import graph
 
 flex, metal = Device.flex().autodiff(), Device.metal().autodiff()
 flex.seed(1)

@@ -71,7 +71,7 @@ def test_every_file_the_maintainer_is_sent_to_exists(page: Path) -> None:
 
 
 def test_nothing_names_the_notes_outside_the_repository() -> None:
-    folders = ["mlx_autodiff", "tools", "tests", "docs", "book", "_static", "_templates", "locale"]
+    folders = ["mlx_autodiff", "bookkit", "tools", "tests", "docs", "book", "_static", "_templates", "locale"]
     files = [ROOT / name for name in ("README.md", "Makefile", "_config.yml", "_toc.yml", "pyproject.toml")]
     suffixes = (".py", ".md", ".js", ".css", ".html", ".po", ".json", ".sh")
     files += [path for folder in folders for path in (ROOT / folder).rglob("*")

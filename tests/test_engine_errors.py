@@ -10,6 +10,7 @@ from collections.abc import Callable
 import pytest
 
 import mlx_autodiff
+from bookkit.runs.methods import initialized
 from mlx_autodiff import (
     AlreadyAutodiffError,
     AutodiffError,
@@ -22,7 +23,6 @@ from mlx_autodiff import (
     Tensor,
     UntrackedBackwardError,
 )
-from mlx_autodiff.methods import initialized
 
 FLEX = Device.flex()
 METAL = Device.metal()

@@ -22,10 +22,10 @@ import nbformat
 import pytest
 from book_outputs import EDITIONS, ROOT, SITE, book_build, toc_pages  # noqa: F401 (book_build is a fixture)
 
-from mlx_autodiff import site_layout
-from mlx_autodiff.words import NoWordsError, words
-from mlx_autodiff.workbook import GRADER, chapters, exercises, forked_notebook, numbered, stub_message
-from tools.exercise_downloads import download_html
+from bookkit.site import layout as site_layout
+from bookkit.site.exercise_downloads import download_html
+from bookkit.words import NoWordsError, words
+from bookkit.workbook import GRADER, chapters, exercises, forked_notebook, numbered, stub_message
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.usefixtures("book_build")]
 
@@ -129,8 +129,8 @@ def test_a_downloaded_notebooks_stubs_fail_check_where_it_was_saved(visit, tmp_p
     path, sentence = download(visit, chapter, tmp_path)
     command = shlex.split(re.search(re.escape(GRADER) + r" check \S+?\.ipynb", sentence)[0])
     assert command[:2] == [GRADER, "check"] and command[2] == path.name
-    # the installed command runs `python -m mlx_autodiff.exercises` (pyproject.toml's [project.scripts])
-    done = subprocess.run([sys.executable, "-m", "mlx_autodiff.exercises", *command[1:]], cwd=path.parent,
+    # the installed command runs `python -m bookkit.exercises` (pyproject.toml's [project.scripts])
+    done = subprocess.run([sys.executable, "-m", "bookkit.exercises", *command[1:]], cwd=path.parent,
                           capture_output=True, text=True, timeout=300, check=False)
     found = numbered(chapter)
     assert done.returncode == 1, f"check should fail every stub:\n{done.stdout}\n{done.stderr}"
@@ -145,7 +145,7 @@ def test_a_downloaded_notebooks_stubs_fail_check_where_it_was_saved(visit, tmp_p
 def test_every_exercise_has_the_number_its_page_shows(language: str) -> None:
     """`list`, the notebooks and the checker number exercises from _toc.yml (workbook/numbering.py):
     the same numbers sphinx-exercise gives them on the built pages."""
-    from mlx_autodiff.workbook import book_exercises
+    from bookkit.workbook import book_exercises
 
     shown = words(language, "exercises")["exercise"]
     for exercise in book_exercises(ROOT):

@@ -26,8 +26,7 @@ import nbformat
 import pytest
 from wrong_answers import RIGHT, TAMPERING, WRONG, Answer
 
-from mlx_autodiff import site_layout
-from mlx_autodiff.exercises import (
+from bookkit.exercises import (
     GRADER,
     ROOT,
     ExerciseFormatError,
@@ -48,12 +47,13 @@ from mlx_autodiff.exercises import (
     result_of,
     stub_message,
 )
-from mlx_autodiff.grader.checking import Calls, Expect
-from mlx_autodiff.workbook.answers import is_blank
-from mlx_autodiff.workbook.checks import COMMON, message, table, where
-from mlx_autodiff.workbook.convention import FORK_KEY
-from mlx_autodiff.workbook.fork import names_to_define
-from mlx_autodiff.workbook.names import bound_names, free_names
+from bookkit.grader.checking import Calls, Expect
+from bookkit.site import layout as site_layout
+from bookkit.workbook.answers import is_blank
+from bookkit.workbook.checks import COMMON, message, table, where
+from bookkit.workbook.convention import FORK_KEY
+from bookkit.workbook.fork import names_to_define
+from bookkit.workbook.names import bound_names, free_names
 
 FIXTURE_BOOK = Path(__file__).resolve().parent / "fixtures" / "exercise-book"
 SITE = site_layout.LOCAL.rstrip("/")
@@ -265,7 +265,7 @@ def test_the_pip_extra_holds_what_the_grader_imports() -> None:
     import tomllib
 
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf8"))["project"]
-    assert project["scripts"][GRADER] == "mlx_autodiff.exercises:main"
+    assert project["scripts"][GRADER] == "bookkit.exercises:main"
     declared = {re.split(r"[<>=!~ ;\[]", line, maxsplit=1)[0].lower()
                 for line in project["dependencies"] + project["optional-dependencies"]["exercises"]}
     assert {"nbformat", "ipython", "ipywidgets", "jupytext", "pyyaml", "mlx"} <= declared
@@ -429,7 +429,7 @@ def test_answers_are_read_by_label_with_the_cells_a_reader_added_under_them(book
 
 def test_a_copys_check_cell_grades_the_saved_answer(book: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """What a copy's check cell runs, outside a kernel: the file as saved (its stub, not done yet)."""
-    from mlx_autodiff.exercises import check_saved
+    from bookkit.exercises import check_saved
 
     path = fork(resolve("90", book)).path
     cell = next(c for c in nbformat.read(path, as_version=4).cells
@@ -637,7 +637,7 @@ def test_every_name_a_solution_or_check_reads_exists_and_the_stub_names_what_the
 @pytest.mark.parametrize("chapter", sorted({param.values[0] for param in BOOK_EXERCISES if param.values[0]}))
 def test_on_the_page_run_all_above_binds_every_name_the_cells_and_solutions_read(chapter: str) -> None:
     """A page's "Run all above" runs the chapter's cells but no exercise's, and "Run check" removes the
-    names the answer must define before it runs the answer (_static/live-grading.js): so a cell
+    names the answer must define before it runs the answer (bookkit/live/live-grading.js): so a cell
     outside the exercises reads only names that such cells above it bind, and so does each
     solution, which reads none of the names it must define before binding them."""
     source = resolve(chapter, ROOT).read()
@@ -830,7 +830,7 @@ def test_shuffled_cases_never_come_in_the_order_given() -> None:
 
 
 def test_a_failed_expect_names_its_message_and_fills_it_in_each_language() -> None:
-    from mlx_autodiff.grader.checking import CheckFailed
+    from bookkit.grader.checking import CheckFailed
 
     with pytest.raises(CheckFailed) as failed:
         Expect()(False, "wrong", case="fresh", expected=["weight"], found=[])
@@ -905,7 +905,7 @@ def _check_words(source: str) -> tuple[set[str], set[str]]:
 def test_every_check_message_and_case_has_its_words_in_every_language(
     chapter: str | None, exercise: object
 ) -> None:
-    """One home per language (mlx_autodiff/words/checks/<language>.json), by exercise and name: every
+    """One home per language (bookkit/words/checks/<language>.json), by exercise and name: every
     message a check names and every case it tries, in English and in Chinese, with the same
     placeholders; no words for a message the check no longer has."""
     if isinstance(exercise, Exception):
@@ -974,8 +974,8 @@ def test_pip_install_of_the_repository_gives_a_checker_that_grades_a_notebook_an
     source.mkdir()
     for name in ("pyproject.toml", "setup.py", "README.md", "_toc.yml"):
         shutil.copy(ROOT / name, source / name)
-    shutil.copytree(ROOT / "mlx_autodiff", source / "mlx_autodiff",
-                    ignore=shutil.ignore_patterns("__pycache__"))
+    for package in ("mlx_autodiff", "bookkit"):
+        shutil.copytree(ROOT / package, source / package, ignore=shutil.ignore_patterns("__pycache__"))
     (source / "book").mkdir()
     for chapter in (ROOT / "book").glob("*.md"):
         shutil.copy(chapter, source / "book" / chapter.name)
@@ -1000,7 +1000,7 @@ def test_pip_install_of_the_repository_gives_a_checker_that_grades_a_notebook_an
     engine_at = subprocess.run([python, "-c", "import mlx_autodiff; print(mlx_autodiff.__file__)"],
                                capture_output=True, text=True, env=env, cwd=folder, check=True).stdout
     assert engine_at.startswith(str(site)), f"the engine came from {engine_at}, not the installed copy"
-    shipped = site / "mlx_autodiff" / "_book" / "book" / "01-initialized.md"
+    shipped = site / "bookkit" / "_book" / "book" / "01-initialized.md"
     assert shipped.is_file(), "the wheel lacks the book's chapters"
     done = subprocess.run([str(environment / "bin" / command[0]), *command[1:]], capture_output=True,
                           text=True, env=env, cwd=folder, timeout=600)

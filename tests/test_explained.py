@@ -1,4 +1,4 @@
-"""The engine's explanations in Chinese, Burn's words verbatim (mlx_autodiff/explained.py)."""
+"""The engine's explanations in Chinese, Burn's words verbatim (bookkit/words/explained.py)."""
 
 from __future__ import annotations
 
@@ -6,11 +6,11 @@ import re
 
 import pytest
 
+from bookkit.runs.scenarios import run
+from bookkit.words import words
+from bookkit.words.explained import explained
 from mlx_autodiff import Device, Tensor
 from mlx_autodiff.errors import AutodiffError
-from mlx_autodiff.explained import explained
-from mlx_autodiff.scenarios import run
-from mlx_autodiff.words import words
 
 HAN = re.compile(r"[\u4e00-\u9fff]")
 
@@ -91,8 +91,8 @@ def _guarded(model, steps: int = 1) -> str:
 
 
 def engine_messages() -> dict[str, str]:
+    from bookkit.runs.methods import initialized
     from mlx_autodiff.guard import assert_trainable
-    from mlx_autodiff.methods import initialized
 
     flex, metal = Device.flex().autodiff(), Device.metal().autodiff()
 

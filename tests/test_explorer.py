@@ -19,8 +19,7 @@ import pytest
 from article import EXPECTED
 from book_outputs import HTML, ROOT, book_build  # noqa: F401 (book_build is a fixture)
 
-from mlx_autodiff.combinations import BUILT_ON, COMBINATIONS, RELOCATIONS
-from mlx_autodiff.explorer import (
+from bookkit.explorer import (
     ANSWERS_FILE,
     answer,
     explore,
@@ -31,9 +30,10 @@ from mlx_autodiff.explorer import (
     sentences,
     write,
 )
-from mlx_autodiff.explorer_words import CHINESE, ENGLISH, WORDS, NoWordsError, templates, words_for
-from mlx_autodiff.methods import SCENARIOS, article_methods
-from mlx_autodiff.scenarios import OUTCOMES, run, run_isolated
+from bookkit.explorer.words import CHINESE, ENGLISH, WORDS, NoWordsError, templates, words_for
+from bookkit.runs.combinations import BUILT_ON, COMBINATIONS, RELOCATIONS
+from bookkit.runs.methods import SCENARIOS, article_methods
+from bookkit.runs.scenarios import OUTCOMES, run, run_isolated
 
 PAGE = "book/08a-explorer"
 FOLDER = HTML / "book" / "explorer"
@@ -127,9 +127,8 @@ def test_two_builds_write_the_same_bytes(tmp_path: Path) -> None:
 @pytest.mark.slow
 @pytest.mark.usefixtures("book_build")
 def test_an_unchanged_engine_reuses_the_cached_runs(monkeypatch: pytest.MonkeyPatch) -> None:
-    """tools/explorer_page.py runs the combinations again only when the engine changed."""
-    monkeypatch.syspath_prepend(str(ROOT / "tools"))  # as Jupyter Book loads a local extension
-    explorer_page = __import__("explorer_page")
+    """bookkit/explorer/sphinx_ext.py runs the combinations again only when the engine changed."""
+    from bookkit.explorer import sphinx_ext as explorer_page
     monkeypatch.setattr(explorer_page, "explore", lambda: pytest.fail("the cached runs were not reused"))
     folder = explorer_page.cached_folder()
     assert load(folder) == load(FOLDER)
@@ -137,7 +136,7 @@ def test_an_unchanged_engine_reuses_the_cached_runs(monkeypatch: pytest.MonkeyPa
     sys.modules.pop("explorer_page")
 
 
-# ----- the words of each edition (mlx_autodiff/explorer_words.py) ---------------------------------
+# ----- the words of each edition (bookkit/explorer/words.py) ---------------------------------
 
 
 def placeholders(text: str) -> set[str]:

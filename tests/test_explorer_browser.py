@@ -2,7 +2,7 @@
 
 Every combination is chosen with the page's three controls and its answer
 (the sentences, the pictures, the error message) compared with what
-`mlx_autodiff.scenarios` says when each combination runs again in a fresh
+`bookkit.runs.scenarios` says when each combination runs again in a fresh
 process now; one combination is chosen with the keyboard alone. A choice loads
 that combination's pictures and no other's. With JavaScript off the tables
 still give every outcome.
@@ -14,9 +14,9 @@ import pytest
 from book_outputs import book_build  # noqa: F401 (book_build is a fixture)
 from browser_pages import NARROW, OVERFLOW_JS, OVERFLOW_TOLERANCE_PX, SCREENSHOTS, WIDE
 
-from mlx_autodiff.combinations import COMBINATIONS
-from mlx_autodiff.explorer import YES_NO, Answer, answer, explore, key, sentences
-from mlx_autodiff.methods import SCENARIOS, article_methods
+from bookkit.explorer import YES_NO, Answer, answer, explore, key, sentences
+from bookkit.runs.combinations import COMBINATIONS
+from bookkit.runs.methods import SCENARIOS, article_methods
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.usefixtures("book_build")]
 
@@ -175,7 +175,7 @@ def test_without_javascript_the_tables_give_every_outcome(browser, server: str, 
 
 
 def test_the_chinese_explorer_answers_in_chinese(visit, expected: dict[str, Answer]) -> None:
-    from mlx_autodiff.explorer_words import CHINESE
+    from bookkit.explorer.words import CHINESE
 
     opened = visit(PAGE, WIDE, language="zh_CN")
     root = opened.page.locator("div.explorer")

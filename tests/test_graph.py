@@ -20,6 +20,10 @@ from pathlib import Path
 
 import pytest
 
+from bookkit.pictures import palette, render
+from bookkit.pictures.flowchart import flowchart
+from bookkit.pictures.graph import MAX_NODES, Graph, RendererNotFoundError, snapshot
+from bookkit.runs.methods import initialized
 from mlx_autodiff import (
     AdamConfig,
     AutodiffError,
@@ -34,12 +38,7 @@ from mlx_autodiff import (
     Tensor,
     UntrackedBackwardError,
     accelerator_backend,
-    palette,
-    render,
 )
-from mlx_autodiff.flowchart import flowchart
-from mlx_autodiff.graph import MAX_NODES, Graph, RendererNotFoundError, snapshot
-from mlx_autodiff.methods import initialized
 
 REPO = Path(__file__).resolve().parents[1]
 GOLDEN = Path(__file__).resolve().parent / "golden"
@@ -392,7 +391,7 @@ GOLDENS = {
 # golden then says which meaning each colour shows (`color="MOVED"`), not its value, so changing a
 # colour is one line of palette.py, while drawing a node in another meaning's colour still fails.
 BY_MEANING = """import runpy, sys
-from mlx_autodiff import palette
+from bookkit.pictures import palette
 for name in [name for name in vars(palette) if name.isupper()]:
     setattr(palette, name, name)
 sys.argv = sys.argv[1:]  # as if the file were run: its arguments follow it

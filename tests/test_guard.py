@@ -6,6 +6,7 @@ import math
 
 import pytest
 
+from bookkit.runs.methods import initialized
 from mlx_autodiff import (
     AdamConfig,
     Device,
@@ -25,7 +26,6 @@ from mlx_autodiff.guard import (
     explain_tape_consumed,
     why_not_trainable,
 )
-from mlx_autodiff.methods import initialized
 
 FLEX, METAL = Device.flex(), Device.metal().autodiff()
 

@@ -11,17 +11,18 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def test_ruff_finds_nothing():
-    result = subprocess.run([sys.executable, "-m", "ruff", "check", "mlx_autodiff", "tests", "tools"],
+    result = subprocess.run([sys.executable, "-m", "ruff", "check", "mlx_autodiff", "bookkit", "tests",
+                             "tools"],
                             cwd=ROOT, capture_output=True, text=True)
     assert result.returncode == 0, result.stdout + result.stderr
 
 
 def test_colours_are_named_only_in_the_palette():
-    """Every picture takes its colours from mlx_autodiff/palette.py, so one line recolours a meaning."""
+    """Every picture takes its colours from bookkit/pictures/palette.py, so one line recolours a meaning."""
     hex_colour = re.compile(r"(?<![&\w])#[0-9a-fA-F]{6}\b")
     found = [
         f"{path.relative_to(ROOT)}:{number}: {line.strip()}"
-        for path in sorted((ROOT / "mlx_autodiff").rglob("*.py"))
+        for folder in ("mlx_autodiff", "bookkit") for path in sorted((ROOT / folder).rglob("*.py"))
         if path.name != "palette.py"
         for number, line in enumerate(path.read_text(encoding="utf8").splitlines(), 1)
         if hex_colour.search(line)
@@ -38,7 +39,8 @@ def test_readmes_map_names_every_module_and_tool():
     absent = [path.relative_to(ROOT).as_posix() for path in named if not path.exists()]
     assert not absent, f"README.md's map names files that do not exist: {', '.join(absent)}"
     missing = [path.relative_to(ROOT).as_posix()
-               for folder in ("mlx_autodiff", "tools") for path in sorted((ROOT / folder).iterdir())
+               for folder in ("mlx_autodiff", "bookkit", "tools")
+               for path in sorted((ROOT / folder).rglob("*"))
                if path.suffix in {".py", ".sh"} and path.name != "__init__.py"
                and not any(path == entry or entry in path.parents for entry in named)]
     assert not missing, f"README.md's map of the code has no row for: {', '.join(missing)}"
@@ -66,7 +68,7 @@ def translations(catalog: str) -> str:
 
 
 def test_prose_names_no_colour_that_the_palette_could_change():
-    """The pictures' colours are mlx_autodiff/palette.py's alone, so a recolour is one line there.
+    """The pictures' colours are bookkit/pictures/palette.py's alone, so a recolour is one line there.
 
     Prose that said "the orange nodes" went stale with the next recolour, in two editions, and
     nothing noticed. A sentence names what a box means instead (the legend's words: a `to_device`

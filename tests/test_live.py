@@ -1,6 +1,6 @@
 """Live cells end to end: `make live`'s two servers, their security, and chapters run on the page.
 
-The servers are started as `make live` starts them (`python -m tools.live_server`,
+The servers are started as `make live` starts them (`python -m bookkit.live.server`,
 on free ports, each run with a fresh token) and stopped with Ctrl-C's signal; every
 test checks that nothing of theirs is left running. Pages are opened in the system
 Chromium with the URL the command printed, and every request that does not go to
@@ -37,10 +37,10 @@ from urllib.parse import urlsplit
 import pytest
 from book_outputs import HTML, ROOT, SITE, book_build, toc_parts  # noqa: F401 (book_build is a fixture)
 
-import tools.lab
-from mlx_autodiff.words import words
+import bookkit.workbook.lab
+from bookkit.live.server import QuietHandler
+from bookkit.words import words
 from tools.chromium import find_chromium
-from tools.live_server import QuietHandler
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("book_build")]
 browser_test = pytest.mark.browser
@@ -107,7 +107,7 @@ def first_line_with(server, marker: str, failure: str) -> str:
     return found[0]
 
 class MakeLive:
-    """`python -m tools.live_server` as `make live` runs it (or `make live` itself), and its URL.
+    """`python -m bookkit.live.server` as `make live` runs it (or `make live` itself), and its URL.
 
     It runs in a process group of its own, as a command typed in a terminal does, so that `stop`
     can send Ctrl-C's SIGINT to the whole group.
@@ -119,7 +119,7 @@ class MakeLive:
         self.book, self.kernels = f"http://127.0.0.1:{self.port}", f"http://127.0.0.1:{self.live_port}"
         command = (["make", "live", f"PORT={self.port}", f"LIVE_PORT={self.live_port}"]
                    if through_make else
-                   [sys.executable, "-m", "tools.live_server", "--port", str(self.port),
+                   [sys.executable, "-m", "bookkit.live.server", "--port", str(self.port),
                     "--live-port", str(self.live_port)])
         self.process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                                         text=True, start_new_session=True)
@@ -217,7 +217,7 @@ class LivePage:
         self.wait_for_state("ready")
 
     def data(self) -> dict:
-        """The page's live-cells JSON (tools/live_cells.py)."""
+        """The page's live-cells JSON (bookkit/live/sphinx_ext.py)."""
         return self.page.evaluate("JSON.parse(document.getElementById('live-cells').textContent)")
 
     def click(self, cell: int | str, button: str) -> str:
@@ -235,7 +235,7 @@ class LivePage:
 
     def check(self, answer: str, code: str | None = None) -> tuple[bool, str, str]:
         """Put `code` (if any) in an answer cell, press its "Run check": (passed, the verdict's words, its
-        code: "failed:<the check's message>", "refused", ...; see mlx_autodiff/workbook/grade.py)."""
+        code: "failed:<the check's message>", "refused", ...; see bookkit/workbook/grade.py)."""
         if code is not None:
             self.set_code(answer, code)
         self.page.locator(answer).locator(".live-controls").get_by_role(
@@ -639,7 +639,7 @@ LIVE_DATA = re.compile(r'<script type="application/json" id="live-cells">(.*?)</
 
 
 def page_live_data(page: Path) -> dict | None:
-    """The live-cells JSON of a built page (tools/live_cells.py), or None if it has none."""
+    """The live-cells JSON of a built page (bookkit/live/sphinx_ext.py), or None if it has none."""
     found = LIVE_DATA.search(page.read_text("utf8"))
     return json.loads(found[1]) if found else None
 
@@ -679,7 +679,7 @@ def test_every_pages_live_data_is_its_chapters() -> None:
     lists every code cell of the chapter, in order, with its tags and exercise; the source of each
     cell the page hides, and never a solution's; each graded exercise with its fork's stub, the
     answer cell's first code (the grader reads the set-up and the checks from the book)."""
-    from mlx_autodiff.exercises import book_exercises, exercises, forked_notebook, resolve
+    from bookkit.exercises import book_exercises, exercises, forked_notebook, resolve
 
     graded = sorted({f"book/{resolve(ex.chapter, ROOT).path.stem}.html"
                      for ex in book_exercises(ROOT) if ex.check_cells})
@@ -733,8 +733,8 @@ def test_only_the_readers_code_can_pass_an_exercise(live, open_page, edition: st
     cell's code fail; the book's solution (copied from the page) passes. The book's solution and check
     cells never become editors, so they never run in the reader's kernel.
 
-    The other pages' exercises are graded by the same code (_static/live-grading.js, then the server's
-    grader, mlx_autodiff/workbook/server.py), which tests/test_exercises.py runs on every exercise's
+    The other pages' exercises are graded by the same code (bookkit/live/live-grading.js, then the server's
+    grader, bookkit/workbook/server.py), which tests/test_exercises.py runs on every exercise's
     stub, blank answer, wrong, tampering and right answers and solution."""
     pages = graded_live_pages()
     assert len(pages) >= 4, pages
@@ -774,7 +774,7 @@ def _on_the_page() -> dict[str, list[tuple[str, object]]]:
     """The answers of tests/wrong_answers.py marked `on_the_page`, by the page of their exercise."""
     from wrong_answers import TAMPERING, WRONG
 
-    from mlx_autodiff.exercises import book_exercises
+    from bookkit.exercises import book_exercises
 
     page_of = {ex.label: f"book/{ex.chapter}.html" for ex in book_exercises(ROOT)}
     found: dict[str, list[tuple[str, object]]] = {}
@@ -866,7 +866,7 @@ def test_a_name_from_a_cell_above_says_run_the_cells_above_with_the_button_there
 @browser_test
 def test_the_stepper_survives_a_live_rerun(live, open_page) -> None:
     opened = open_page(live.page_url("book/05-step-1.html"))
-    stepper = opened.cell_index("from mlx_autodiff.stepper import step_through")
+    stepper = opened.cell_index("from bookkit.stepper import step_through")
     opened.go_live()
     assert opened.click(stepper, "runAllAbove").startswith("ran")
     for _ in range(2):  # the first run replaces the book's output; the second, its own
@@ -900,8 +900,8 @@ def test_the_chinese_edition_runs_live_in_chinese(live, open_page) -> None:
     passed, verdict, code = opened.check(answer, "def no_effect(model, x, y):\n    return model, []")
     assert not passed and code.startswith("failed:") and verdict.startswith("未通过："), verdict
     assert re.search(r"[\u4e00-\u9fff]", verdict.removeprefix("未通过：")), f"English check words: {verdict}"
-    # an output with every edition's words shows the page's language only (mlx_autodiff/editions.py)
-    opened.set_code(first, "from mlx_autodiff.editions import Editions\n"
+    # an output with every edition's words shows the page's language only (bookkit/words/multilingual.py)
+    opened.set_code(first, "from bookkit.words.multilingual import Editions\n"
                            "Editions({'en': '<p class=\"said\">English</p>',"
                            " 'zh_CN': '<p class=\"said\">中文</p>'})")
     assert opened.click(first, "runCell").startswith("运行完毕")
@@ -945,7 +945,7 @@ def test_a_restart_and_a_kill_from_outside_show_on_the_page_with_the_way_on(live
     opened.wait_for_state("restarted", 10)
     took = time.monotonic() - started
     assert "everything it had defined is gone" in opened.status.inner_text()
-    assert took < 10, took  # the benchmark holds it to 2 s (tools/live_bench.py)
+    assert took < 10, took  # the benchmark holds it to 2 s (bookkit/bench/live.py)
     opened.screenshot("restarted")
     rerun = opened.page.get_by_role("button", name=opened.words["rerunAbove"])
     rerun.click()  # the cells above the one that ran last
@@ -1082,12 +1082,12 @@ REMOTE_HOST = "127.0.0.2"  # "remote": another loopback address of this machine,
 
 
 class ServeKernel:
-    """`python -m tools.live_server --serve-kernel` on REMOTE_HOST, as `make serve-kernel` runs it."""
+    """`python -m bookkit.live.server --serve-kernel` on REMOTE_HOST, as `make serve-kernel` runs it."""
 
     def __init__(self, book_origin: str) -> None:
         self.port = free_port()
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "tools.live_server", "--serve-kernel", "--host", REMOTE_HOST,
+            [sys.executable, "-m", "bookkit.live.server", "--serve-kernel", "--host", REMOTE_HOST,
              "--live-port", str(self.port), "--book-origin", book_origin],
             cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, start_new_session=True)
         self.output: list[str] = []
@@ -1191,7 +1191,8 @@ def test_a_page_from_another_origin_is_refused_by_the_server_you_chose(live, rem
 
 # ----- the parts of live mode, alone ------------------------------------------------------------
 
-LIVE_PARTS = sorted((ROOT / "_static").glob("live*.js"))
+LIVE = ROOT / "bookkit" / "live"
+LIVE_PARTS = sorted(LIVE.glob("live*.js"))
 
 
 def test_live_mode_is_in_small_parts() -> None:
@@ -1199,19 +1200,20 @@ def test_live_mode_is_in_small_parts() -> None:
     assert len(sizes) >= 6 and "live.js" in sizes, sizes
     assert max(sizes.values()) <= 250, sizes
     scripts = {path.name: len(path.read_text(encoding="utf8").splitlines())
-               for path in (ROOT / "_static").glob("*.js")}
+               for path in [*(ROOT / "_static").glob("*.js"), *(ROOT / "bookkit").rglob("*.js")]
+               if "burn_check" not in path.parts}
     assert max(scripts.values()) <= 400, scripts
 
 
 @browser_test
 def test_the_parts_pick_editions_and_fill_words_as_python_does(browser) -> None:
-    from mlx_autodiff.editions import Editions, pick
+    from bookkit.words.multilingual import Editions, pick
 
     context = browser.new_context()
     page = context.new_page()
     page.set_content("<html lang='zh-CN'><head></head><body></body></html>")
     for part in ("live-words.js", "live-outputs.js"):
-        page.add_script_tag(path=str(ROOT / "_static" / part))
+        page.add_script_tag(path=str(LIVE / part))
     outputs = [Editions({"en": "<p>Step 1</p>", "zh_CN": "<p>第 1 帧</p>"})._repr_html_(),
                Editions({"en": "<b>a</b><i>b</i>", "zh_CN": "<b>甲</b>\n<i>乙</i>"})._repr_html_(),
                "<b>plain</b>", "<svg><text>no editions</text></svg>"]
@@ -1252,8 +1254,9 @@ def test_mathjax_and_thebe_are_served_with_the_site() -> None:
     assert (HTML / "_static" / mathjax).resolve().is_file()
     assert (HTML / "_thebe" / "index.js").is_file() and (HTML / "_thebe" / "thebe.css").is_file()
     # live-thebe.js is live mode's own loader, which fetches thebe on the click; thebe itself is not there
-    bundled = [path for path in (ROOT / "_static").rglob("*thebe*") if path.name != "live-thebe.js"]
-    assert not bundled, "thebe in _static/ would be added to every page"
+    bundled = [path for folder in ("_static", "bookkit") for path in (ROOT / folder).rglob("*thebe*")
+               if path.name != "live-thebe.js"]
+    assert not bundled, "thebe in _static/ or a feature's folder would be added to every page"
 
 
 # ----- make lab ----------------------------------------------------------------------------------
@@ -1323,7 +1326,8 @@ def test_make_lab_opens_a_chapter_as_a_rendered_notebook_that_runs(browser) -> N
     with tempfile.TemporaryDirectory() as config:
         stale_workspace(Path(config) / "lab" / "workspaces", "04-step-0.md")
         env = os.environ | {"JUPYTER_CONFIG_DIR": config}
-        tools.lab.write_overrides()  # the jupytext viewer is the default: the workspace alone reopens text
+        bookkit.workbook.lab.write_overrides()  # the jupytext viewer is the default: the workspace alone
+        # reopens text
         plain = Lab([sys.executable, "-m", "jupyterlab"], env, cwd=ROOT / "book")  # JupyterLab as it comes
         try:
             context, page = plain.open(browser, "lab")  # where a reader's earlier JupyterLab left off
@@ -1332,7 +1336,7 @@ def test_make_lab_opens_a_chapter_as_a_rendered_notebook_that_runs(browser) -> N
         finally:
             plain.stop()
 
-        lab = Lab([sys.executable, "-m", "tools.lab", "04"], env)
+        lab = Lab([sys.executable, "-m", "bookkit.workbook.lab", "04"], env)
         try:
             context, page = lab.open(browser, "lab/tree/04-step-0.md")  # what `make lab CH=04` opens
             assert page.locator(".jp-FileEditor").count() == 0, "make lab opened the chapter as plain text"
@@ -1384,7 +1388,7 @@ def test_make_lab_opens_a_chapter_as_a_rendered_notebook_that_runs(browser) -> N
 def test_the_live_benchmark_measures_what_the_appendix_reports() -> None:
     if find_chromium() is None:
         pytest.skip("no Chromium found (tools/chromium.py): the live benchmark drives it")
-    from mlx_autodiff.bench_book import live_rows
+    from bookkit.bench.book import live_rows
 
     rows = {row.name: row for row in live_rows(quick=True)}
     assert all(row.engine is not None and row.engine >= 0 for row in rows.values()), rows

@@ -25,8 +25,8 @@ from book_outputs import HTML, ROOT, SITE, book_build  # noqa: F401 (book_build 
 from browser_pages import show_dark, violations
 from test_live import READY_S, LivePage, MakeLive, kernel_action, kernels, live_pages, wait_until_done
 
-from mlx_autodiff.words import words
-from mlx_autodiff.workbook import chapters, exercises
+from bookkit.words import words
+from bookkit.workbook import chapters, exercises
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("book_build")]
 
@@ -431,8 +431,8 @@ def test_a_solutions_dropdown_says_click_to_show_in_the_pages_language() -> None
 
 
 def test_the_explanations_are_rewritten_as_python_rewrites_them(browser) -> None:
-    from mlx_autodiff.explained import explained
-    from mlx_autodiff.words import words as all_words
+    from bookkit.words import words as all_words
+    from bookkit.words.explained import explained
 
     table = {"en": all_words("en", "explained"), "page": all_words("zh_CN", "explained")}
     messages = [error_text(code) for code in ERRORS]
@@ -441,7 +441,7 @@ def test_the_explanations_are_rewritten_as_python_rewrites_them(browser) -> None
     page = context.new_page()
     page.set_content("<html lang='zh-CN'><head></head><body></body></html>")
     for part in ("live-words.js", "live-outputs.js"):
-        page.add_script_tag(path=str(ROOT / "_static" / part))
+        page.add_script_tag(path=str(ROOT / "bookkit" / "live" / part))
     for message in messages:
         assert "What happened" in message
         rewritten = page.evaluate("([m, t]) => tdsLive.explained(m, t)", [message, table])

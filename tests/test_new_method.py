@@ -1,7 +1,7 @@
 """An eighth relocation method, added as the README says, lands everywhere chapter 8's methods are listed.
 
 The method is added to `methods.SCENARIOS` in a fresh process before anything
-else reads the list, as a maintainer's edit of mlx_autodiff/methods.py would be:
+else reads the list, as a maintainer's edit of bookkit/runs/methods.py would be:
 chapter 8's runs, tabs and curves, the explorer's combinations, form, answers
 and tables all come from that one list. It is not the article's
 (`from_article` is False), so no page may call it that: "The article's seven:"
@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from mlx_autodiff.explorer_words import WORDS
+from bookkit.explorer.words import WORDS
 
 ROOT = Path(__file__).resolve().parents[1]
 EIGHTH = "ad-to_device-no_grad"
@@ -29,7 +29,7 @@ MOVED = "to_device then no_grad()"
 SCRIPT = f'''
 import json
 
-from mlx_autodiff.methods import SCENARIOS, Scenario
+from bookkit.runs.methods import SCENARIOS, Scenario
 
 SCENARIOS[{EIGHTH!r}] = Scenario(
     {EIGHTH!r}, "flex.autodiff -> to_device.no_grad()", "flex.autodiff", True, ("to_device", "no_grad"),
@@ -37,10 +37,13 @@ SCENARIOS[{EIGHTH!r}] = Scenario(
 )
 
 import article
-from mlx_autodiff import combinations, explorer, scenarios, tabs
-from mlx_autodiff.curves import small_multiples
-from mlx_autodiff.explorer_words import WORDS
-from mlx_autodiff.methods import article_methods
+from bookkit.runs import combinations
+from bookkit import explorer
+from bookkit.runs import scenarios
+from bookkit.pictures import tabs
+from bookkit.pictures.curves import small_multiples
+from bookkit.explorer.words import WORDS
+from bookkit.runs.methods import article_methods
 
 article.EXPECTED[{EIGHTH!r}] = article.Expected(
     "flex.autodiff -> to_device.no_grad()", False, (), source="mlx_autodiff (this test)")

@@ -1,4 +1,4 @@
-"""The provenance markers (tools/provenance.py): a claim that rests on this engine is marked where it is made.
+"""The provenance markers (bookkit/site/provenance.py): a claim resting on this engine is marked where made.
 
 Appendix 5 (book/a5-who-says-what.md) has one row per behaviour, named by its test in
 tests/test_claims_table.py. A row whose engine column says **this engine's choice** or
@@ -123,8 +123,8 @@ def test_the_detectors_would_catch_a_page_without_its_marker():
 
 
 def test_the_exercise_notebooks_carry_the_markers():
-    from mlx_autodiff.words import words
-    from mlx_autodiff.workbook import forked_notebook, resolve
+    from bookkit.words import words
+    from bookkit.workbook import forked_notebook, resolve
 
     for language in ("en", "zh_CN"):
         notebook = forked_notebook(resolve("07", ROOT), language=language)
@@ -138,7 +138,7 @@ def test_the_exercise_notebooks_carry_the_markers():
 
 @pytest.mark.parametrize("edition", EDITIONS)
 def test_the_markers_in_the_built_book_link_to_their_rows(book_build, edition):  # noqa: F811
-    from mlx_autodiff.words import words
+    from bookkit.words import words
 
     html = SITE / edition / "book"
     appendix = (html / "a5-who-says-what.html").read_text("utf8")

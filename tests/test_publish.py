@@ -4,7 +4,7 @@ The workflow cannot run here, so this checks it with actionlint, checks that it 
 own build command and deploys `_build/html`, and tests what it depends on: the built site served
 under /some/prefix/ (as https://owner.github.io/repo/ serves it) has no broken link or asset, and a
 published base URL reaches the links that need one (canonical, language alternates, the exercise
-notebooks'), all laid out by mlx_autodiff/site_layout.py.
+notebooks'), all laid out by bookkit/site/layout.py.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ import pytest
 import yaml
 from book_outputs import EDITIONS, ROOT, SITE, book_build, toc_pages  # noqa: F401 (book_build is a fixture)
 
-from mlx_autodiff import site_layout
+from bookkit.site import layout as site_layout
 
 WORKFLOWS = ROOT / ".github" / "workflows"
 PAGES = WORKFLOWS / "pages.yml"
@@ -196,7 +196,7 @@ def test_a_published_base_url_comes_from_the_environment_or_config(tmp_path: Pat
 
 
 def test_each_editions_canonical_links_point_into_its_folder(monkeypatch: pytest.MonkeyPatch) -> None:
-    from tools.sphinx_build import site_overrides
+    from bookkit.site.sphinx_build import site_overrides
 
     monkeypatch.setenv(site_layout.BASEURL_VARIABLE, BASE)
     assert site_overrides(ROOT, "zh_CN") == {"html_baseurl": f"{BASE}zh_CN/", "book_site_baseurl": BASE}
@@ -206,7 +206,7 @@ def test_each_editions_canonical_links_point_into_its_folder(monkeypatch: pytest
 
 @pytest.mark.parametrize("base", ["", BASE])
 def test_the_language_links_are_relative_and_their_alternates_absolute_when_published(base: str) -> None:
-    from tools.book_languages import link_languages
+    from bookkit.site.book_languages import link_languages
 
     config = SimpleNamespace(language="en", book_languages=["en", "zh_CN"], book_site_baseurl=base)
     app = SimpleNamespace(config=config)
@@ -218,7 +218,7 @@ def test_the_language_links_are_relative_and_their_alternates_absolute_when_publ
 
 
 def test_the_exercise_notebooks_link_to_the_published_site(monkeypatch: pytest.MonkeyPatch) -> None:
-    from mlx_autodiff.workbook import forked_notebook, resolve
+    from bookkit.workbook import forked_notebook, resolve
 
     monkeypatch.setenv(site_layout.BASEURL_VARIABLE, BASE)
     for language in EDITIONS:

@@ -1,4 +1,4 @@
-"""The chapters' questions (tools/questions.py, _static/questions.js): their count, their keys, the page.
+"""The chapters' questions (bookkit/questions/: sphinx_ext.py, questions.js): their count, keys, the page.
 
 Every chapter 1-13 asks at least three questions and each part has an ordering problem;
 every key a run backs equals what its case gives in a fresh process, and so does every
@@ -24,8 +24,8 @@ from browser_pages import NARROW, WIDE
 from bs4 import BeautifulSoup
 from test_axe import report, violations
 
-from mlx_autodiff.words import words
-from tools.question_cases import CASES, UnknownCaseError, field, run_isolated
+from bookkit.runs.question_cases import CASES, UnknownCaseError, field, run_isolated
+from bookkit.words import words
 
 QUESTION = re.compile(r"^```\{question\}\n(?P<options>(?::[\w-]+:.*\n)+)", re.MULTILINE)
 PAGE_LIMIT_BYTES = 1_500_000

@@ -6,7 +6,7 @@ quotation marks) that is a label of some edition's interface must be one of this
 English prose keeps step with the English interface, the Chinese with the Chinese.
 
 The labels are the short words of the interface: the page scripts' buttons and states
-(mlx_autodiff/words, part "page"), the explorer's form, myst-nb's hidden-cell button and the
+(bookkit/words, part "page"), the explorer's form, myst-nb's hidden-cell button and the
 exercise download link (part "download").
 """
 
@@ -18,8 +18,8 @@ import re
 import pytest
 from book_outputs import ROOT, SITE, book_build, toc_pages  # noqa: F401 (book_build is a fixture)
 
-from burn_check.sphinx_ext import words as checker_words
-from mlx_autodiff.words import PLACEHOLDER, languages, words
+from bookkit.burn_check.sphinx_ext import words as checker_words
+from bookkit.words import PLACEHOLDER, languages, words
 
 MAX_LABEL_WORDS = 4
 """A label is short: a button, a status, a form's field (a sentence is a message, not a label)."""
@@ -122,7 +122,7 @@ def engine_names() -> set[str]:
     import ast
 
     names = set()
-    for path in (ROOT / "mlx_autodiff").rglob("*.py"):
+    for path in [*(ROOT / "mlx_autodiff").rglob("*.py"), *(ROOT / "bookkit").rglob("*.py")]:
         tree = ast.parse(path.read_text(encoding="utf8"))
         names |= {node.name for node in tree.body if isinstance(node, (ast.ClassDef, ast.FunctionDef))}
     return names

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from article import ARTICLE, EXPECTED
 
-from mlx_autodiff import scenarios
-from mlx_autodiff.methods import EXTRA_SCENARIOS, SCENARIOS, Scenario, article_methods
-from mlx_autodiff.scenarios import (
+from bookkit.runs import scenarios
+from bookkit.runs.methods import EXTRA_SCENARIOS, SCENARIOS, Scenario, article_methods
+from bookkit.runs.scenarios import (
     OUTCOMES,
     RunError,
     RunRecord,
@@ -288,7 +288,7 @@ def test_cli_unknown_name_exits_2_listing_valid_names(capsys: pytest.CaptureFixt
 @pytest.mark.slow
 def test_cli_as_a_module_isolated() -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "mlx_autodiff.scenarios", "--isolated", "ad-to_device", "ad-fork"],
+        [sys.executable, "-m", "bookkit.runs.scenarios", "--isolated", "ad-to_device", "ad-fork"],
         capture_output=True,
         text=True,
         cwd=REPO,

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from op_references import CHECKED_OPS
 
+from bookkit.runs.methods import initialized
 from mlx_autodiff import (
     AdamConfig,
     Device,
@@ -23,7 +24,6 @@ from mlx_autodiff import (
     Tensor,
     accelerator_backend,
 )
-from mlx_autodiff.methods import initialized
 
 FLEX = Device.flex()
 METAL = Device.metal()

@@ -1,6 +1,6 @@
 """The article's seven ways to put a Linear(4, 1) on the accelerator, and what each one does.
 
-The recipes are written here, independently of `mlx_autodiff.scenarios` (only
+The recipes are written here, independently of `bookkit.runs.scenarios` (only
 its `initialized`, the article's helper, is shared), so a mistake there cannot
 hide a mistake in the engine. The expected outcomes are the article's table
 (tests/article.py: Burn 0.22.1's printed output), not this engine's.
@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 from article import ARTICLE
 
+from bookkit.runs.methods import initialized
 from mlx_autodiff import (
     AdamConfig,
     Device,
@@ -32,7 +33,6 @@ from mlx_autodiff import (
     Tensor,
     UntrackedBackwardError,
 )
-from mlx_autodiff.methods import initialized
 
 FLEX = Device.flex()
 METAL = Device.metal().autodiff()

@@ -23,6 +23,22 @@ import pytest
 from book_outputs import book_build, executed_again, stepper_data_texts  # noqa: F401 (fixtures)
 from colours import contrast
 
+from bookkit.pictures.flowchart import flowchart
+from bookkit.pictures.graph import snapshot
+from bookkit.runs.methods import initialized
+from bookkit.stepper import (
+    BURN,
+    WALK_LINES,
+    Phase,
+    PictureWithoutIdsError,
+    Stepper,
+    frames,
+    name,
+    step_through,
+    walk_code,
+)
+from bookkit.words import words
+from bookkit.words.multilingual import pick
 from mlx_autodiff import (
     AdamConfig,
     Device,
@@ -37,24 +53,8 @@ from mlx_autodiff import (
     Tensor,
     tape,
 )
-from mlx_autodiff.editions import pick
-from mlx_autodiff.flowchart import flowchart
-from mlx_autodiff.graph import snapshot
-from mlx_autodiff.methods import initialized
 from mlx_autodiff.node import node_name
-from mlx_autodiff.stepper import (
-    BURN,
-    WALK_LINES,
-    Phase,
-    PictureWithoutIdsError,
-    Stepper,
-    frames,
-    name,
-    step_through,
-    walk_code,
-)
 from mlx_autodiff.trace import BackwardTrace, Failed, Landed, Popped, Pushed, Ran, Took
-from mlx_autodiff.words import words
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -499,7 +499,7 @@ def test_two_pictures_of_one_graph_have_distinct_ids_and_one_picture_drawn_twice
 
 
 def test_bench_reads_the_page_sizes_and_the_timed_frame_changes(tmp_path: Path, monkeypatch) -> None:
-    from mlx_autodiff import bench_book as bench
+    from bookkit.bench import book as bench
 
     monkeypatch.setattr(bench, "ROOT", tmp_path)
     monkeypatch.setattr(bench, "STEPPER_TIMING", tmp_path / "timing.json")
@@ -525,7 +525,7 @@ def test_bench_reads_the_page_sizes_and_the_timed_frame_changes(tmp_path: Path, 
 def stepper_json_in_a_fresh_process() -> str:
     code = (
         "import sys; sys.path.insert(0, 'tests'); from test_stepper import setup; "
-        "from mlx_autodiff.stepper import step_through; m = setup('to_device'); m.loss().backward(); "
+        "from bookkit.stepper import step_through; m = setup('to_device'); m.loss().backward(); "
         "print(step_through('step 1', m.loss(), module=m.model).json())"
     )
     done = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, timeout=120,
@@ -582,8 +582,8 @@ def test_a_pass_from_a_leaf_is_one_step_and_says_so() -> None:
 
 
 def test_the_players_marks_reach_3_to_1_on_every_box_and_the_failed_mark_stands_out_from_the_orange() -> None:
-    from mlx_autodiff import palette
-    from mlx_autodiff.stepper import COLOURS
+    from bookkit.pictures import palette
+    from bookkit.stepper import COLOURS
 
     fills = [palette.NO_FILL, palette.LEAF_FILL, palette.OP_FILL, palette.CONSUMED_OP_FILL,
              palette.MOVED_FILL, palette.CONSUMED_MOVED_FILL, palette.UNTRACKED_FILL, palette.METAL_FILL,

@@ -4,7 +4,7 @@ Every stepper on chapters 4-6 is slid to every frame, in both editions, at a des
 phone's width, in the light and the dark theme; at each frame what the page shows (the sentence,
 the box marked `aria-current="step"`, the highlighted line of tape.py, the tape, the gradients held,
 the stack) is compared with the frames the engine's code builds from the trace the page carries
-(`mlx_autodiff.stepper.frames`) and with tape.py itself. The trace is compared with what the
+(`bookkit.stepper.frames`) and with tape.py itself. The trace is compared with what the
 chapter's own run printed or glued. Then: the keyboard alone, the permalink, Predict mode, the fit
 (at 1280 x 800 the graph's current node and the controls are on screen together; at 390 px the
 current node is inside the graph's scroll box), a live re-run's new output, and the page without
@@ -27,10 +27,10 @@ from book_outputs import EDITIONS, HTML, ROOT, book_build, glued, stepper_data_t
 from browser_pages import HEIGHT, NARROW, OVERFLOW_JS, OVERFLOW_TOLERANCE_PX, SCREENSHOTS, WIDE, show_dark
 from colours import contrast
 
+from bookkit.stepper import frames
+from bookkit.words import say, words
 from mlx_autodiff.node import node_name
-from mlx_autodiff.stepper import frames
 from mlx_autodiff.trace import BackwardTrace
-from mlx_autodiff.words import say, words
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow, pytest.mark.usefixtures("book_build")]
 
@@ -239,7 +239,7 @@ STARTS = {"top": "(root) => root.scrollIntoView({block: 'start', behavior: 'inst
 def test_at_1280_by_800_the_current_node_and_the_controls_are_on_screen_at_every_frame(
         visit, docname: str, language: str, start: str) -> None:
     """Stepped with Next step from where the reader scrolled to, then back with the Left arrow: each
-    step shows the frame's box, scrolling the page if it must (_static/stepper.js, `reveal`)."""
+    step shows the frame's box, scrolling the page if it must (bookkit/stepper/stepper.js, `reveal`)."""
     opened = visit(f"{docname}.html", WIDE, language)
     opened.page.set_viewport_size({"width": WIDE, "height": DESK_HEIGHT})
     stepper = steppers(opened.page)[0]
@@ -365,7 +365,7 @@ BOX_JS = "(selector) => document.querySelector(selector).getBoundingClientRect()
 
 
 def test_the_arrows_leave_a_wide_code_block_and_a_player_off_screen_alone(visit) -> None:
-    """The page-wide arrows (_static/stepper.js): a stepper whose graph alone is on screen (its player
+    """The page-wide arrows (bookkit/stepper/stepper.js): a stepper whose graph alone is on screen (its player
     below the fold) takes them,
     one only under the theme's sticky header does not; a focused code block that scrolls sideways
     keeps them; a stack entry that the next frame rebuilds hands the focus to its player; the speed

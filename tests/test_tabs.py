@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from mlx_autodiff.methods import SCENARIOS
-from mlx_autodiff.scenarios import RunRecord, run, run_all
-from mlx_autodiff.tabs import DuplicateRunError, Tab, TabSet, caption, inline_markdown, snapshot_tabs
+from bookkit.pictures.tabs import DuplicateRunError, Tab, TabSet, caption, inline_markdown, snapshot_tabs
+from bookkit.runs.methods import SCENARIOS
+from bookkit.runs.scenarios import RunRecord, run, run_all
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -2,9 +2,9 @@
 
 The catalogs (`locale/zh_CN/LC_MESSAGES/`) must hold a finished translation of
 exactly the English text a fresh extraction gives (`make catalogs` brings them in
-step; tools/catalogs.py), every zh_CN page's prose must be Chinese, no MyST role
+step; bookkit/site/catalogs.py), every zh_CN page's prose must be Chinese, no MyST role
 or cross-reference may be left raw or broken by a translation, and every page of
-each edition links the same page of the other (tools/book_languages.py).
+each edition links the same page of the other (bookkit/site/book_languages.py).
 """
 
 from __future__ import annotations
@@ -20,9 +20,9 @@ from urllib.parse import unquote, urlsplit
 import pytest
 from book_outputs import EDITIONS, ROOT, SITE, book_build, toc_pages  # noqa: F401 (book_build is a fixture)
 
-from tools import catalogs
-from tools.build_book import chosen_languages, last_log, root_page
-from tools.editions import LANGUAGES
+from bookkit.site import catalogs
+from bookkit.site.build import chosen_languages, last_log, root_page
+from bookkit.words.language import LANGUAGES
 
 CHINESE = "zh_CN"
 CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
@@ -270,10 +270,10 @@ def test_the_switcher_leads_to_the_same_page_in_the_other_language(book_build, l
 def test_the_chinese_build_reuses_the_english_execution(book_build) -> None:  # noqa: F811
     """One execution: the zh_CN build finds every chapter in the execution cache (which `prepare`
     filled before either edition's build, or the English build after a chapter failed). Its log is
-    that of the Sphinx build that wrote the zh_CN pages: tools/build_book.py keeps it, and a build
+    that of the Sphinx build that wrote the zh_CN pages: bookkit/site/build.py keeps it, and a build
     skipped because nothing changed keeps the earlier build's."""
     path = last_log(ROOT, CHINESE)
-    assert path.exists(), f"{path} is missing: a zh_CN build writes it: `tools.build_book --force`"
+    assert path.exists(), f"{path} is missing: a zh_CN build writes it: `bookkit.site.build --force`"
     log = re.sub(r"\x1b\[[0-9;]*m", "", path.read_text(encoding="utf8"))
     executed = re.findall(r"(\S+\.md): Executing notebook", log)
     assert not executed, f"the zh_CN build executed {executed} again instead of reusing the English outputs"
@@ -296,7 +296,7 @@ def test_the_theme_and_search_are_chinese(book_build) -> None:  # noqa: F811
 
 @pytest.mark.parametrize("docname", ["book/index", "book/08a-explorer", "book/a4-benchmarks"])
 def test_the_sidebars_captions_are_translated(book_build, docname: str) -> None:  # noqa: F811
-    """The toctree captions of _toc.yml, in every page's sidebar (tools/book_languages.py,
+    """The toctree captions of _toc.yml, in every page's sidebar (bookkit/site/book_languages.py,
     TranslateTocCaptions), from the root page's catalog."""
     index = catalogs.LOCALE / CHINESE / "LC_MESSAGES" / "book" / "index.po"
     catalog = {message.id: message.string for message in catalogs.read_catalog(index)}
@@ -312,7 +312,7 @@ def test_hidden_cells_say_show_code_in_chinese(book_build) -> None:  # noqa: F81
     """The zh_CN words say "show code" without myst-nb's {type}: true while the book hides inputs only."""
     tags = set(re.findall(r"\bhide-(?:input|output|cell)\b", " ".join(
         path.read_text(encoding="utf8") for path in (ROOT / "book").glob("*.md"))))
-    assert tags == {"hide-input"}, f"{tags}: give tools/book_languages.py Language words for each kind"
+    assert tags == {"hide-input"}, f"{tags}: give bookkit/site/book_languages.py Language words for each kind"
     page = page_html(CHINESE, "book/04-step-0")
     assert ">显示代码<" in page and "Show code cell" not in page
 

@@ -22,7 +22,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from tools.build_book import LOGGED_FAILURE, execution_failures
+from bookkit.site.build import LOGGED_FAILURE, execution_failures
 
 HEADER = """---
 jupytext:
@@ -103,7 +103,7 @@ def two_builds(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[lis
 
 @pytest.mark.slow
 def test_myst_nb_writes_a_cached_notebook_without_outputs(two_builds) -> None:
-    """tools/executed_notebooks.py restores the outputs of a notebook read from the cache."""
+    """bookkit/site/executed_notebooks.py restores the outputs of a notebook read from the cache."""
     _, (executed, cached) = two_builds
     assert all(cell.outputs for cell in executed), "the first build executed every cell"
     assert not any(cell.outputs for cell in cached), (
@@ -113,7 +113,7 @@ def test_myst_nb_writes_a_cached_notebook_without_outputs(two_builds) -> None:
 
 @pytest.mark.slow
 def test_myst_nb_merge_streams_leaves_printed_text_twice(two_builds) -> None:
-    """tools/executed_notebooks.py puts back the kernel's outputs, where each line is printed once."""
+    """bookkit/site/executed_notebooks.py puts back the kernel's outputs, where each line is printed once."""
     _, (executed, _) = two_builds
     streams = [output.text for output in executed[0].outputs if output.output_type == "stream"]
     assert streams == ["first\nsecond\n", "second\n"], (
@@ -123,7 +123,7 @@ def test_myst_nb_merge_streams_leaves_printed_text_twice(two_builds) -> None:
 
 @pytest.mark.slow
 def test_jupyter_book_shows_an_svg_output_as_an_img(two_builds) -> None:
-    """mlx_autodiff/render.py and curves.py give pictures as HTML, so their links and tooltips work."""
+    """bookkit/pictures/render.py and curves.py give pictures as HTML, so their links and tooltips work."""
     root, _ = two_builds
     html = (root / "_build" / "html" / "page.html").read_text()
     assert re.search(r'<img[^>]+src="[^"]+\.svg"', html), "no <img> for the SVG output"
@@ -134,7 +134,7 @@ def test_jupyter_book_shows_an_svg_output_as_an_img(two_builds) -> None:
 
 @pytest.mark.slow
 def test_myst_nb_names_a_failed_chapter_only_in_its_log(tmp_path: Path) -> None:
-    """tools/build_book.py reads the failing cell from myst-nb's log line."""
+    """bookkit/site/build.py reads the failing cell from myst-nb's log line."""
     root = project(tmp_path, {"fails": page("Fails", "x = 1", "1 / 0")})
     done = sphinx(root)
     assert done.returncode != 0
@@ -149,7 +149,7 @@ def test_myst_nb_names_a_failed_chapter_only_in_its_log(tmp_path: Path) -> None:
 
 
 def test_the_execution_cache_matches_a_notebook_by_its_code_alone(tmp_path: Path) -> None:
-    """tools/build_book.py clears the cache when the engine changes (MyST-NB issue #299)."""
+    """bookkit/site/build.py clears the cache when the engine changes (MyST-NB issue #299)."""
     from jupyter_cache import get_cache  # here: only this test pays for jupyter-cache and myst-nb
     from jupyter_cache.base import CacheBundleIn
     from myst_nb.core.config import NbParserConfig
@@ -183,7 +183,8 @@ def test_the_execution_cache_matches_a_notebook_by_its_code_alone(tmp_path: Path
 
 
 def test_sphinx_external_toc_adds_its_toctrees_after_sphinx_translates_a_page() -> None:
-    """tools/book_languages.py, TranslateTocCaptions: without it the zh_CN sidebar's captions stay English."""
+    """bookkit/site/book_languages.py, TranslateTocCaptions: without it the zh_CN sidebar's captions stay
+    English."""
     from sphinx.transforms.i18n import Locale
     from sphinx_external_toc.events import InsertToctrees
 
@@ -209,7 +210,7 @@ def test_nbformat_schemas_use_no_iri_format() -> None:
 
 
 def test_sphinx_7_4s_chinese_search_still_keeps_its_latin_words_in_a_list() -> None:
-    """tools/book_languages.py's GlossarySearch swaps the list for a set (sphinx-doc/sphinx PR #12995,
+    """bookkit/site/book_languages.py's GlossarySearch swaps the list for a set (sphinx-doc/sphinx PR #12995,
     in Sphinx 8.1): when Sphinx keeps a set itself, the workaround can go."""
     from sphinx.search.zh import SearchChinese
 
@@ -220,7 +221,7 @@ def test_the_glossary_search_stems_as_sphinxs_chinese_search_does() -> None:
     """The set changes only how fast `stem` looks a word up, not what it answers."""
     from sphinx.search.zh import SearchChinese
 
-    from tools.book_languages import GlossarySearch
+    from bookkit.site.book_languages import GlossarySearch
 
     text = "把 to_device 换成 fork：梯度 grad 是 0，loss 下降，NodeId 和 Tensor 的 ops 与 autodiff"
     ours, sphinxs = GlossarySearch({}), SearchChinese({})

@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from mlx_autodiff.editions import Editions, EditionsError, pick
-from mlx_autodiff.words import PLACEHOLDER, SOURCE_LANGUAGE, NoWordsError, _load, languages, say, words
+from bookkit.words import PLACEHOLDER, SOURCE_LANGUAGE, NoWordsError, _load, languages, say, words
+from bookkit.words.multilingual import Editions, EditionsError, pick
 
 
 def leaves(table: Any, path: str = "") -> dict[str, str]:
@@ -44,7 +44,7 @@ def test_say_fills_placeholders() -> None:
 
 
 def test_an_unknown_language_or_part_says_what_to_add() -> None:
-    with pytest.raises(NoWordsError, match=r"'fr'.*mlx_autodiff/words/fr\.json"):
+    with pytest.raises(NoWordsError, match=r"'fr'.*bookkit/words/fr\.json"):
         words("fr", "page")
     with pytest.raises(NoWordsError, match="no part 'nothing'"):
         words("en", "nothing")
@@ -67,7 +67,7 @@ def test_the_english_explanations_and_meanings_are_the_engines_own() -> None:
     """en.json repeats the methods' explanations (scenarios.SCENARIOS) and the outcomes' meanings
     (scenarios.OUTCOMES) so that the keys line up; a changed English text must change there too,
     which tells the translator the Chinese needs another look."""
-    from mlx_autodiff.scenarios import OUTCOMES, SCENARIOS
+    from bookkit.runs.scenarios import OUTCOMES, SCENARIOS
 
     assert words("en", "tabs")["explanations"] == {name: s.explanation for name, s in SCENARIOS.items()}
     assert words("en", "explorer")["meanings"] == OUTCOMES

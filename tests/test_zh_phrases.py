@@ -25,9 +25,9 @@ from pathlib import Path
 import pytest
 from book_outputs import ROOT, SITE, book_build, toc_pages  # noqa: F401 (book_build is a fixture)
 
-from mlx_autodiff.combinations import COMBINATIONS
-from mlx_autodiff.methods import EXTRA_SCENARIOS, SCENARIOS
-from mlx_autodiff.words import PLACEHOLDER
+from bookkit.runs.combinations import COMBINATIONS
+from bookkit.runs.methods import EXTRA_SCENARIOS, SCENARIOS
+from bookkit.words import PLACEHOLDER
 
 CHINESE = "zh_CN"
 GLOSSARY = ROOT / "locale" / CHINESE / "GLOSSARY.md"
@@ -140,8 +140,8 @@ def english_explanations(printed: str) -> list[str]:
     """The engine's explanations left in English in what a cell printed (the words' part "explained",
     English: `What happened: ...`, the guard's messages). The rest of a printed output is what the
     chapter's code spelled (`print(f"loss at step {step}")`) or a value's repr: code, like the cell."""
-    from mlx_autodiff.explained import _pattern
-    from mlx_autodiff.words import words
+    from bookkit.words import words
+    from bookkit.words.explained import _pattern
 
     english = words("en", "explained")["sentences"]
     return [f"{key}: {found[0][:80]!r}" for key, template in english.items()

@@ -1,7 +1,7 @@
 """Plausible wrong answers to every exercise in the book, answers that tamper with the grader, and right
 answers in other words than the chapter's.
 
-tests/test_exercises.py grades each with the book's checks (`mlx_autodiff.workbook.grade_answers`, as
+tests/test_exercises.py grades each with the book's checks (`bookkit.workbook.grade_answers`, as
 `mlx-autodiff-exercises check` does) in English and in Chinese, and requires each WRONG answer and each
 TAMPERING one to fail with a result whose `code` matches `says` (a regular expression: "failed:same_ids"
 is the check's message `same_ids`, "refused" a refused answer) and whose reason holds `found`; each RIGHT
@@ -770,21 +770,21 @@ WRONG: dict[str, list[Answer]] = {
     ],
     "ex-08-eighth-method": [
         Answer(
-            "from mlx_autodiff.scenarios import Scenario\n"
+            "from bookkit.runs.scenarios import Scenario\n"
             "\n"
             "eighth = Scenario('again', 'to_device', 'flex.autodiff', True, ('to_device',))\n",
             "the article's ad-to_device: 0 gradients at step 0, then the tape-consumed error",
             "failed:trains",
         ),
         Answer(
-            "from mlx_autodiff.scenarios import Scenario\n"
+            "from bookkit.runs.scenarios import Scenario\n"
             "\n"
             "eighth = Scenario('lazy', 'lazy -> to_device', 'flex.autodiff', False, ('to_device',))\n",
             "trains, but from a model nobody read: the exercise asks for an initialized one",
             "failed:initialized",
         ),
         Answer(
-            "from mlx_autodiff.scenarios import Scenario\n"
+            "from bookkit.runs.scenarios import Scenario\n"
             "\n"
             "eighth = Scenario('both', 'to_device then fork', 'flex.autodiff',"
             " True, ('to_device', 'fork'))\n",
@@ -792,7 +792,7 @@ WRONG: dict[str, list[Answer]] = {
             "failed:no_fork",
         ),
         Answer(
-            "from mlx_autodiff.scenarios import Scenario\n"
+            "from bookkit.runs.scenarios import Scenario\n"
             "\n"
             "eighth = Scenario('tt', 'to_device -> train()', 'flex.autodiff', True, ('to_device',"
             " 'train'))\n",
@@ -800,7 +800,7 @@ WRONG: dict[str, list[Answer]] = {
             "failed:trains",
         ),
         Answer(
-            "from mlx_autodiff.scenarios import Scenario\n"
+            "from bookkit.runs.scenarios import Scenario\n"
             "\n"
             "eighth = Scenario('plain', 'plain -> to_device.train()', 'flex', True, ('to_device',"
             " 'train'))\n",
@@ -1243,7 +1243,7 @@ TAMPERING: dict[str, list[Answer]] = {
     ],
     "ex-13-predict": [
         Answer(
-            "from mlx_autodiff.scenarios import COMBINATIONS, EXTRA_SCENARIOS, SCENARIOS\n"
+            "from bookkit.runs.scenarios import COMBINATIONS, EXTRA_SCENARIOS, SCENARIOS\n"
             "\n"
             "for table in (SCENARIOS, EXTRA_SCENARIOS, COMBINATIONS):\n"
             "    table.clear()\n"

@@ -1,0 +1,240 @@
+"""The grading process: `python -m bookkit.grader.judge`, started by workbook/grade.py.
+
+Its stdin carries one JSON line, the job (from the book: the chapter's set-up cells, the
+exercise's checks, the names its answer must define, the folder to run in, the pipe to write
+verdicts to and a nonce), then one JSON line per answer to grade. For each answer it
+
+1. runs the set-up cells in a fresh IPython namespace (as the book build ran them),
+2. takes a snapshot of what the checks rely on (monitor.py) and runs the answer in a copy of
+   that namespace, the names it must define removed first, counting the engine's calls,
+3. runs the checks in their own copy of the set-up namespace, which receives from the answer
+   only the names it must define (so a rebound `metal` or `len` in the answer reaches no
+   check): each check cell defines `check(expect, answer)`, called with the two (checking.py),
+4. writes a verdict: pass, or why not; refused when the answer changed what the checks rely on.
+
+After a refused answer the interpreter is not the one the checks expect: the process ends, and
+its parent starts another for the answers left. Everything the answer prints goes to the
+process's stdout and stderr, which the parent keeps out of the verdict.
+"""
+
+from __future__ import annotations
+
+import builtins
+import json
+import os
+import sys
+from typing import Any
+
+from bookkit.grader.checking import (
+    Answer,
+    AnswerRaised,
+    Calls,
+    CheckFailed,
+    Expect,
+    Refused,
+    _audit,
+    _raised_by_answer,
+)
+from bookkit.grader.monitor import (
+    ANSWER_FILE,
+    UNWATCH,
+    WATCH,
+    Monitor,
+    changed,
+    install,
+    protected_objects,
+    snapshot,
+)
+from bookkit.grader.probes import install as install_probes
+
+CHECK_FILE = "<check>"
+
+
+def main() -> int:
+    private_input = os.fdopen(os.dup(0), "r", encoding="utf8")
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)  # an answer that reads stdin reads nothing, not the next answer
+    job = json.loads(private_input.readline())
+    channel, nonce = job["channel"], job["nonce"]
+
+    write, dumps = os.write, json.dumps  # bound now: an answer that replaces them cannot silence this
+
+    def say(message: dict[str, Any]) -> None:
+        write(channel, (dumps({**message, "nonce": nonce}, ensure_ascii=False) + "\n").encode())
+
+    _stand_in_for_glue()
+    monitor = install()
+    install_probes()
+    _import_the_engine()
+    monitor.protect(protected_objects())
+    shell = _shell()
+    while True:
+        os.chdir(job["workdir"])
+        setup = _run_setup(shell, job["setup"])
+        if "status" in setup:
+            say(setup)
+            return 0
+        say({"event": "ready"})
+        line = private_input.readline()
+        if not line:
+            return 0
+        verdict = _grade(shell, monitor, setup, job, json.loads(line)["answer"])
+        say({"event": "verdict", **verdict})
+        if verdict["status"] == "refused":
+            return 0  # this interpreter is no longer the one the checks expect
+        shell.reset(new_session=False)
+
+
+def _stand_in_for_glue() -> None:
+    """`from myst_nb import glue` in a chapter's set-up gets a `glue` that only displays: the values it
+    glues are for the book's pages, and a grader installed without the book's build tools (the
+    exercises extra) has no myst-nb."""
+    import types
+
+    from IPython.display import display as show
+
+    def glue(name: str, variable: object, display: bool = True) -> None:
+        if display:
+            show(variable)
+
+    stand_in = types.ModuleType("myst_nb")
+    stand_in.glue = glue  # type: ignore[attr-defined]
+    sys.modules["myst_nb"] = stand_in
+
+
+def _import_the_engine() -> None:
+    """Every engine and book module the checks may import, imported before the answer can replace one
+    (not the book's site build, live mode, workbook or benchmarks, which no check imports)."""
+    import importlib
+    import pkgutil
+
+    import bookkit
+    import mlx_autodiff
+
+    for package in (mlx_autodiff, bookkit):
+        for found in pkgutil.walk_packages(package.__path__, f"{package.__name__}."):
+            if found.name.startswith(CHECKED_BOOK_PARTS) and not found.name.endswith(".sphinx_ext") \
+                    or found.name.startswith("mlx_autodiff."):
+                importlib.import_module(found.name)
+
+
+CHECKED_BOOK_PARTS = ("bookkit.runs.methods", "bookkit.runs.scenarios", "bookkit.runs.combinations",
+                      "bookkit.pictures", "bookkit.stepper", "bookkit.explorer", "bookkit.words",
+                      "bookkit.grader", "bookkit.site.layout")
+"""The book's modules a chapter's set-up or a check may import (those that were the engine's
+package's before issue 43 moved them out)."""
+
+
+def _shell() -> Any:
+    """An IPython shell for the chapter's cells (their `%xmode`, `display`), writing no history file."""
+    from IPython.core.interactiveshell import InteractiveShell
+    from traitlets.config import Config
+
+    config = Config()
+    config.HistoryManager.enabled = False
+    return InteractiveShell.instance(config=config)
+
+
+def _run_setup(shell: Any, cells: list[dict[str, Any]]) -> dict[str, Any]:
+    """The set-up namespace after the chapter's cells, or a verdict if one failed unexpectedly."""
+    for cell in cells:
+        result = shell.run_cell(cell["source"], store_history=False, silent=True)
+        error = result.error_before_exec or result.error_in_exec
+        if error is not None and not cell["raises"]:
+            return {"event": "verdict", "status": "setup_failed", "cell": cell["index"],
+                    "error": _error(error)}
+    return dict(shell.user_ns)
+
+
+def _grade(shell: Any, monitor: Monitor, setup: dict[str, Any], job: dict[str, Any],
+           source: str) -> dict[str, Any]:
+    try:
+        code = compile(shell.transform_cell(source), ANSWER_FILE, "exec")
+    except SyntaxError as error:
+        return {"status": "raised", "error": _error(error)}
+    checks = [compile(check, CHECK_FILE, "exec") for check in job["checks"]]
+    with shell.builtin_trap:  # `display` and `get_ipython` for the answer, as in a notebook
+        kept = builtins.__dict__.copy()
+        before = snapshot(shell)
+        monitor.forget()
+        monitor.watch(True)
+
+        def found() -> list[str]:
+            return [*_builtins_put_back(kept), *_found(monitor, before, shell)]
+
+        try:
+            verdict = _answer_then_checks(shell, setup, job, source, code, checks, found)
+            found_now = [*verdict.pop("found", []), *found()]
+        finally:
+            monitor.watch(False)
+    return {"status": "refused", "found": list(dict.fromkeys(found_now))} if found_now else verdict
+
+
+def _answer_then_checks(shell: Any, setup: dict[str, Any], job: dict[str, Any], source: str,
+                        code: Any, checks: list[Any], verify: Any) -> dict[str, Any]:
+    """Run the answer, then (if it defined what it must) the checks; the verdict before tampering."""
+    defines = job["defines"]
+    base = {name: value for name, value in setup.items() if name not in defines}
+    base["__builtins__"] = builtins
+    namespace = dict(base)
+    calls = Calls()
+    _audit(WATCH, calls)
+    try:
+        exec(code, namespace)
+    except BaseException as error:  # noqa: BLE001 (SystemExit and KeyboardInterrupt are answers too)
+        changes = verify()
+        if changes:
+            return {"status": "refused", "found": changes}
+        stub = isinstance(error, NotImplementedError) and job["label"] in str(error)
+        return {"status": "not_done"} if stub else {"status": "raised", "error": _error(error)}
+    finally:
+        _audit(UNWATCH, calls)
+    changes = verify()  # before anything of the grader's meets a replaced builtin or hook
+    if changes:
+        return {"status": "refused", "found": changes}
+    missing = [name for name in defines if name not in namespace]
+    if missing:
+        return {"status": "must_define", "name": missing[0]}
+    scope = {**base, **{name: namespace[name] for name in defines}}
+    try:
+        for check in checks:  # each defines check(expect, answer), which is then called
+            exec(check, scope)
+            scope.pop("check")(Expect(), Answer(source, calls, code, base, verify))
+    except Refused as refused:
+        return {"status": "refused", "found": refused.found}
+    except CheckFailed as failed:
+        return {"status": "failed", "key": failed.key, "fields": failed.fields}
+    except AnswerRaised as error:
+        return {"status": "raised_in_check", "case": error.case, "error": _error(error.error)}
+    except BaseException as error:  # noqa: BLE001
+        kind = "raised_in_check" if _raised_by_answer(error) else "check_error"
+        return {"status": kind, "case": "", "error": _error(error)}
+    return {"status": "pass"}
+
+
+def _builtins_put_back(kept: dict[str, Any]) -> list[str]:
+    """Each builtin the answer replaced, added or removed (as "builtins.<name>"), all put back first, so
+    that the grader's own code runs on Python's builtins. Uses no builtin itself."""
+    current = builtins.__dict__
+    changed = [name for name in kept if current.get(name, _GONE) is not kept[name]]
+    changed += [name for name in current if name not in kept]
+    if changed:
+        current.clear()
+        current.update(kept)
+    return [f"builtins.{name}" for name in changed]
+
+
+_GONE = object()
+
+
+def _found(monitor: Monitor, before: dict[str, object], shell: Any) -> list[str]:
+    """What the answer changed or did that the checks must not meet, each named once."""
+    return list(dict.fromkeys([*monitor.found(), *changed(before, snapshot(shell))]))
+
+
+def _error(error: BaseException) -> dict[str, str]:
+    return {"type": type(error).__name__, "message": str(error)}
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,235 @@
+"""What an answer does to the interpreter the checks run in: seen, named, and refused.
+
+An answer and the checks share one process (a check calls the answer's functions and reads its
+values), so an answer could try to reach the checks: patch `Tensor.is_require_grad`, install an
+IPython exception handler, trace the checks' frames, reset the call counts. Two things watch:
+
+- `snapshot()`: before the answer runs, what the checks rely on (every attribute of the engine's
+  modules and classes, the contents of their constants such as `SCENARIOS`, the callables of mlx,
+  builtins and the few standard modules the grader uses, Python's and IPython's hooks); compared
+  after the answer and after the checks.
+- `install()`'s audit hook (PEP 578; Python cannot remove one once added): it counts the probes'
+  calls into the windows a check opens (`probes.py`), and, while an answer or its checks run, it
+  notes a patch of a protected class or function even if undone later, a tracer or another
+  audit hook, `gc`'s object walks, and, from the answer's own code, frame access and ctypes.
+
+Either finding refuses the answer, naming what was found. This is not a sandbox: a reader who
+studies the grader could still write bytes to its result pipe; what it stops are the changes an
+answer can make with ordinary Python, which is what a grader for readers and a class needs.
+"""
+
+from __future__ import annotations
+
+import builtins
+import os
+import sys
+import types
+from collections import Counter
+from collections.abc import Iterable
+from typing import Any
+
+from bookkit.grader.probes import CALL
+
+WATCH, UNWATCH = "mlx_autodiff.watch", "mlx_autodiff.unwatch"
+"""Audit events that open and close a window of counted probe calls (its Counter the argument)."""
+ANSWER_FILE = "<answer>"
+"""The file name the answer's code is compiled with: how the hook knows the answer's frames."""
+ENGINE_PREFIXES = ("mlx_autodiff", "bookkit")
+"""The engine's and the book's modules, whose every attribute (data too) and every class attribute is
+compared."""
+HOOK_PREFIXES = ("mlx", "IPython.core.interactiveshell")
+"""Modules whose callables and classes are compared (besides STANDARD)."""
+STANDARD = ("builtins", "os", "sys", "json", "random", "re", "math", "operator", "functools",
+            "itertools", "collections", "types", "inspect", "traceback")
+"""The standard modules the grader and the checks use: their callables are compared."""
+NOTICED_ANYWHERE = ("sys.settrace", "sys.setprofile", "sys.addaudithook", "sys._current_frames",
+                    "gc.get_objects", "gc.get_referrers", "gc.get_referents")
+NOTICED_FROM_ANSWER = ("sys._getframe", "sys._getframemodulename", "object.__getattr__", "code.__new__")
+PASSED_THROUGH = ("inspect.py", "traceback.py", os.path.join("ctypes", "__init__.py"))
+"""Standard modules an answer may use to reach frames: their frames are looked through to the caller."""
+
+
+class Monitor:
+    """The audit hook's controls; only the grading process's main function holds this object."""
+
+    def __init__(self, state: dict[str, Any]) -> None:
+        self._state = state
+
+    def protect(self, objects: Iterable[object]) -> None:
+        """Classes and functions whose patching (even undone later) refuses the answer."""
+        self._state["protected"].update(id(value) for value in objects)
+
+    def watch(self, found: bool) -> None:
+        """Start (True) or stop noting tampering: while the answer and its checks run."""
+        self._state["active"] = found
+        self._state["files"] = {ANSWER_FILE}
+
+    def found(self) -> list[str]:
+        """What was noted since the last `watch(True)`, each once, in order."""
+        return list(dict.fromkeys(self._state["found"]))
+
+    def forget(self) -> None:
+        self._state["found"].clear()
+
+
+def install() -> Monitor:
+    """Add the grading process's audit hook (once: it stays for the process's life)."""
+    state: dict[str, Any] = {"windows": [], "found": [], "active": False, "busy": False,
+                             "protected": set(), "files": {ANSWER_FILE}}
+    windows: list[Counter[str]] = state["windows"]
+    getframe = sys._getframe
+
+    def from_answer() -> bool:
+        """Whether the code that raised the event (through `inspect` and the like) is the answer's."""
+        frame = getframe(1)
+        while frame is not None and (frame.f_code.co_filename == __file__
+                                     or frame.f_code.co_filename.endswith(PASSED_THROUGH)):
+            frame = frame.f_back
+        return frame is not None and frame.f_code.co_filename in state["files"]
+
+    def hook(event: str, args: tuple[Any, ...]) -> None:
+        if event == CALL:
+            for window in windows:
+                window[args[0]] += 1
+        elif event == WATCH:
+            windows.append(args[0])
+        elif event == UNWATCH:
+            windows[:] = [window for window in windows if window is not args[0]]
+        elif state["active"] and not state["busy"]:
+            state["busy"] = True  # the checks below raise events of their own
+            try:
+                noticed = _noticed(event, args, state, from_answer)
+                if noticed:
+                    state["found"].append(noticed)
+            finally:
+                state["busy"] = False
+
+    sys.addaudithook(hook)
+    return Monitor(state)
+
+
+def _noticed(event: str, args: tuple[Any, ...], state: dict[str, Any], from_answer: Any) -> str | None:
+    """What an audit event shows the answer doing to the checks, or None if nothing."""
+    if event == "compile" and isinstance(args[1], str):
+        state["files"].add(args[1])  # code the answer compiles is the answer's too
+    elif event in NOTICED_ANYWHERE:
+        return event
+    elif event in ("object.__setattr__", "object.__delattr__") and id(args[0]) in state["protected"]:
+        owner = args[0]
+        where = getattr(owner, "__qualname__", None) or type(owner).__name__
+        return f"{where}.{args[1]}"
+    elif (event in NOTICED_FROM_ANSWER or event.startswith("ctypes.")) and from_answer():
+        return f"{event}({args[1]})" if event == "object.__getattr__" else event
+    elif event == "open" and isinstance(args[0], str) and args[0].startswith("/proc/") \
+            and args[0].endswith("/mem"):
+        return f"open({args[0]})"
+    return None
+
+
+# ----- the snapshot ----------------------------------------------------------------------------
+
+
+def _hooky(value: object) -> bool:
+    """Whether replacing `value` could change what a check does: code, classes, modules, descriptors."""
+    return callable(value) or isinstance(value, (types.ModuleType, property, staticmethod, classmethod))
+
+
+def _compared(value: object, constant: bool = True) -> object:
+    """A value as the snapshot keeps it: a constant container as its items (identities), anything else
+    itself (a module's working state, such as a cache, changes as the engine runs)."""
+    if not constant:
+        return value
+    if isinstance(value, dict):
+        return tuple((key, id(item)) for key, item in list(value.items()))
+    if isinstance(value, (list, set, frozenset, tuple)):
+        return tuple(id(item) for item in value)
+    return value
+
+
+def _modules() -> list[tuple[types.ModuleType, bool]]:
+    """(module, every attribute) for each module the snapshot reads."""
+    found = []
+    for name, module in list(sys.modules.items()):
+        if not isinstance(module, types.ModuleType):
+            continue
+        engine = name.startswith(ENGINE_PREFIXES)
+        if engine or name in STANDARD or name.startswith(HOOK_PREFIXES):
+            found.append((module, engine))
+    return found
+
+
+def snapshot(shell: Any = None) -> dict[str, object]:
+    """What the checks rely on, by a name a reader understands ("Tensor.is_require_grad")."""
+    taken: dict[str, object] = {}
+    for module, everything in _modules():
+        for attribute, value in list(vars(module).items()):
+            if everything or _hooky(value):
+                taken[f"{module.__name__}.{attribute}"] = _compared(value, attribute.isupper())
+            if isinstance(value, type) and value.__module__ == module.__name__:
+                for inner, member in list(vars(value).items()):
+                    if everything or _hooky(member):
+                        taken[f"{value.__qualname__}.{inner}"] = _compared(member, inner.isupper())
+        taken[f"sys.modules[{module.__name__!r}]"] = sys.modules.get(module.__name__)
+    for hook in ("displayhook", "excepthook", "breakpointhook", "unraisablehook"):
+        taken[f"sys.{hook}"] = getattr(sys, hook, None)
+    taken["sys.gettrace()"], taken["sys.getprofile()"] = sys.gettrace(), sys.getprofile()
+    taken["sys.meta_path"], taken["sys.path_hooks"] = _compared(sys.meta_path), _compared(sys.path_hooks)
+    taken["builtins.__dict__"] = _compared(vars(builtins))
+    if shell is not None:
+        taken.update(_ipython(shell))
+    return taken
+
+
+def _ipython(shell: Any) -> dict[str, object]:
+    """IPython's hooks on the shell that runs the chapter's cells (set_custom_exc, transformers, ...)."""
+    manager = shell.input_transformer_manager
+    taken = {
+        "IPython: set_custom_exc": (_compared(shell.custom_exceptions), shell.CustomTB),
+        "IPython: input_transformers_cleanup": _compared(shell.input_transformers_cleanup),
+        "IPython: input_transformers_post": _compared(shell.input_transformers_post),
+        "IPython: ast_transformers": _compared(shell.ast_transformers),
+        "IPython: input_transformer_manager": (manager, _compared(manager.cleanup_transforms),
+                                               _compared(manager.line_transforms),
+                                               _compared(manager.token_transformers)),
+        "IPython: displayhook": shell.displayhook,
+        "IPython: display_pub": shell.display_pub,
+    }
+    for event, callbacks in shell.events.callbacks.items():
+        taken[f"IPython: events.{event}"] = _compared(callbacks)
+    for attribute in ("run_cell", "run_code", "showtraceback", "transform_cell"):
+        taken[f"IPython: {attribute}"] = vars(shell).get(attribute)
+    for cls in type(shell).__mro__:
+        for attribute, member in list(vars(cls).items()):
+            if _hooky(member):
+                taken[f"{cls.__qualname__}.{attribute}"] = member
+    return taken
+
+
+def changed(before: dict[str, object], after: dict[str, object]) -> list[str]:
+    """The names whose values differ between two snapshots, or that are gone, sorted. A name only
+    `after` has (a module the answer imported) changes nothing the checks relied on; a new attribute
+    of a protected class is the audit hook's to notice."""
+    return sorted(name for name in before if not _same(before[name], after.get(name, _GONE)))
+
+
+def _same(a: object, b: object) -> bool:
+    if isinstance(a, tuple) and isinstance(b, tuple):
+        return len(a) == len(b) and all(_same(x, y) for x, y in zip(a, b, strict=True))
+    return a is b or (type(a) in (int, str, float, bool, bytes) and a == b)
+
+
+_GONE = object()
+
+
+def protected_objects() -> list[object]:
+    """The classes and functions whose patching the hook notes at once: the engine's, mlx's types,
+    builtins' types and IPython's shell class."""
+    found: list[object] = []
+    for module, _ in _modules():
+        for value in list(vars(module).values()):
+            if isinstance(value, type) or isinstance(value, types.FunctionType):
+                found.append(value)
+                if isinstance(value, type):
+                    found += [member for member in vars(value).values()
+                              if isinstance(member, types.FunctionType)]
+    return found
