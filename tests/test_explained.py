@@ -106,6 +106,8 @@ def engine_messages() -> dict[str, str]:
                                            .require_grad()),
         "MissingRootStepError": _raised(twice),
         "AlreadyAutodiffError": _raised(lambda: Tensor.from_inner(Tensor.ones([2], metal))),
+        "AlreadyAutodiffError (a to_device output)": _raised(lambda: Tensor.from_inner(
+            Tensor.ones([2], flex).require_grad().to_device(metal))),
         "AutodiffMoveError": _raised(lambda: Tensor.ones([2], flex).to_device(Device.metal())),
         "NotTrainableError (to_device)": _raised(lambda: assert_trainable(
             initialized(flex).to_device(metal))),

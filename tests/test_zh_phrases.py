@@ -32,6 +32,7 @@ from bookkit.words import PLACEHOLDER
 CHINESE = "zh_CN"
 GLOSSARY = ROOT / "locale" / CHINESE / "GLOSSARY.md"
 KEPT_SECTION = "## Kept in English"
+BURN_CHECK_WORDS = ROOT / "burn_check" / "words" / "en.json"
 
 SKIPPED_TAGS = {"script", "style", "code", "kbd", "samp", "var", "math", "template"}
 ATTRIBUTES = ("aria-label", "aria-description", "aria-valuetext", "title", "alt", "placeholder",
@@ -55,15 +56,18 @@ LATIN_RUN = re.compile(r"[A-Za-z][A-Za-z'’-]*(?:[ ,]+[A-Za-z][A-Za-z'’-]*)*"
 
 
 def kept_terms() -> set[str]:
-    """The glossary's list of words that stay English on a zh page (its section `KEPT_SECTION`), and the
-    relocation methods' names (`ad-to_device`: identifiers the chapters and the explorer show)."""
+    """The glossary's list of words that stay English on a zh page (its section `KEPT_SECTION`), the
+    relocation methods' names (`ad-to_device`: identifiers the chapters and the explorer show) and
+    burn-check's rule ids (`moved-then-trained`: identifiers its report shows, as `--format json` does)."""
     text = GLOSSARY.read_text(encoding="utf8")
     section = text.split(KEPT_SECTION, 1)[1].split("\n## ", 1)[0]
     terms = set()
     for line in section.splitlines():
         if line.startswith("- "):
             terms |= {term.strip() for term in line[2:].split(" — ")[0].split(",") if term.strip()}
-    return terms | set(SCENARIOS) | set(EXTRA_SCENARIOS) | {found.name for found in COMBINATIONS.values()}
+    rule_ids = json.loads(BURN_CHECK_WORDS.read_text(encoding="utf8"))["rules"]
+    return (terms | set(SCENARIOS) | set(EXTRA_SCENARIOS) | {found.name for found in COMBINATIONS.values()}
+            | set(rule_ids))
 
 
 VERBATIM = (

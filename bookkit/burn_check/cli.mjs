@@ -92,7 +92,7 @@ function text(report, w) {
       lines.push(`${file.path}:${place} ${say(w.cli.notice_line, notice)}`);
     }
     for (const finding of file.findings) {
-      lines.push(`${file.path}:${finding.line}:${finding.column}: ${finding.severity}[${finding.number} ${finding.rule}] `
+      lines.push(`${file.path}:${finding.line}:${finding.column}: ${w.cli.severity[finding.severity]}[${finding.number} ${finding.rule}] `
                  + `${finding.title.replace(/`/g, "")}`);
       lines.push(`  ${finding.sentence}`);
       lines.push(`  ${say(w.cli.fix_line, finding)}`);
