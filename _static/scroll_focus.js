@@ -10,7 +10,7 @@
  * (`.cell_output > .output`) misses, and for the explorer's picture boxes (bookkit/explorer/__init__.py):
  * a box whose content overflows gets tabindex="0", one that fits gets tabindex="-1", on load and
  * whenever the window is resized. It can go once the theme is
- * 0.16 or newer (tests/test_accessibility.py says when the pinned theme has the fix).
+ * 0.16 or newer (tests/site/test_accessibility.py says when the pinned theme has the fix).
  *
  * No dependencies; it does nothing on a page without such a box.
  */

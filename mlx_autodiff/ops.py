@@ -7,8 +7,8 @@ number), and says in `saves` which arrays its backward closure captures. Those
 stay alive until backward consumes the step (Burn's `Backward` structs name
 each op's state). `registered(Tensor)` gathers the entries in the order the
 class defines them: that is `tensor.OPS`. The tests iterate it, each entry
-beside its reference and example inputs (tests/op_references.py), and
-tests/test_ops.py checks that each backward keeps exactly what its `saves` says.
+beside its reference and example inputs (tests/engine/op_references.py), and
+tests/engine/test_ops.py checks that each backward keeps exactly what its `saves` says.
 """
 
 from __future__ import annotations

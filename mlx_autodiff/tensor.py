@@ -12,10 +12,10 @@ Each op's backward is a closure written beside it, and each op is registered
 where it is defined, by `@op(name, saves=...)` (mlx_autodiff/ops.py): its
 node's name and `saves`, the arrays the closure captures. Those stay alive
 until backward consumes the step (minitorch's `ctx.save_for_backward`; Burn's
-`Backward` structs name each op's state), and tests/test_ops.py checks that
+`Backward` structs name each op's state), and tests/engine/test_ops.py checks that
 each backward keeps exactly them. `OPS`, after the class, gathers every entry;
 the op tests iterate it, with each op's reference and example inputs from
-tests/op_references.py.
+tests/engine/op_references.py.
 """
 
 from __future__ import annotations

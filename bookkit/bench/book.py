@@ -33,7 +33,7 @@ PAGE_LIMIT_BYTES = 1.5e6
 FRAME_SECONDS = 1 / 60
 """Issue 13: a stepper frame change fits in one frame at 60 Hz."""
 STEPPER_TIMING = ROOT / "_build" / "stepper-timing.json"
-"""Written by tests/test_stepper_browser.py, which times frame changes with performance.now()."""
+"""Written by tests/site/test_stepper_browser.py, which times frame changes with performance.now()."""
 EXPLORER_PAGE = ROOT / "_build" / "html" / "en" / "book" / "08a-explorer.html"
 EXPLORER_LIMIT_BYTES = 1e6
 """Issue 13: the relocation explorer's page stays under 1 MB before a choice is made."""
@@ -61,7 +61,7 @@ def built_book_rows() -> list[Row]:
         frame = Row(name, timing["median_ms"] / 1e3, FRAME_SECONDS, "one frame at 60 Hz", target=1.0)
     else:
         frame = Row("Stepper frame change in Chromium", None,
-                    note="not timed yet: run `make test` (tests/test_stepper_browser.py times it)")
+                    note="not timed yet: run `make test` (tests/site/test_stepper_browser.py times it)")
     return [size, frame, explorer_row()]
 
 

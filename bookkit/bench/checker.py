@@ -20,7 +20,7 @@ CRATE_LINES, CRATE_SECONDS = 10_000, 2.0
 PAGE_SECONDS = 0.1
 """Issue 44: a pasted 500-line file checked in under 100 ms on the page."""
 PAGE_TIMING = ROOT / "_build" / "burn-check-timing.json"
-"""Written by tests/test_burn_check_page.py, which times the page's checks with performance.now()."""
+"""Written by tests/site/test_burn_check_page.py, which times the page's checks with performance.now()."""
 BURN_SOURCE = "BURN_SOURCE"
 
 
@@ -36,7 +36,7 @@ def crate_row(runs: int = 3) -> Row:
 def page_row() -> Row:
     if not PAGE_TIMING.exists():
         return Row("burn-check on chapter 12's page", None,
-                   note="not timed yet: run `make test` (tests/test_burn_check_page.py times it)")
+                   note="not timed yet: run `make test` (tests/site/test_burn_check_page.py times it)")
     timing = json.loads(PAGE_TIMING.read_text())
     name = (f"burn-check on chapter 12's page in Chromium {timing['chromium']}: a pasted "
             f"{timing['lines']}-line file checked (median of {timing['runs']}, "

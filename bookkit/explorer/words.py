@@ -4,7 +4,7 @@ The book's prose is translated through gettext catalogs (`locale/`), but the
 explorer's form, answers and tables are written by Python while the book is
 built, so gettext never sees them: their words are the part "explorer" of
 bookkit/words/<language>.json, read here into a `Words` per language, and
-tests/test_explorer.py checks that every language fills every template with the
+tests/book/test_explorer.py checks that every language fills every template with the
 same placeholders as English. Identifiers, error types and Burn's messages stay
 English in every language, as in the article.
 """

@@ -19,7 +19,7 @@ live.fill = function fill(text, values = {}) {
 /**
  * say(key, values): the page's text for `key`, filled in; say.count(key, n, values) picks
  * `<key>_one` or `<key>_other` by n; say.state(state) is a status word. A key the words file
- * lacks throws, naming it: tests/test_words.py keeps both languages' keys the same.
+ * lacks throws, naming it: tests/book/test_words.py keeps both languages' keys the same.
  */
 live.words = function words(table) {
   const mine = table || JSON.parse(document.getElementById('tds-words').textContent).live;

@@ -9,7 +9,7 @@ Notebooks get the SVG inline, as HTML, never as an image: Jupyter Book turns
 image/svg+xml outputs into `<img>` tags, which kill the links and tooltips
 inside the drawing (https://github.com/jupyter-book/jupyter-book/issues/855;
 written for jupyter-book 1.0.4 with myst-nb 1.4.0, both pinned in
-requirements.txt). tests/test_upstream.py fails once an SVG output is shown
+requirements.txt). tests/setup/test_upstream.py fails once an SVG output is shown
 inline, so `_repr_html_` could become `_repr_svg_`.
 
 The inline SVG carries its text alternative: a `<title>` (the graph's title)

@@ -6,7 +6,7 @@ by name, so a method added to `methods.SCENARIOS` appears without touching the
 chapter.
 
 The output is HTML in sphinx-design's own tab markup (sphinx-design 0.8, pinned
-in requirements.txt; tests/test_tabs.py fails when its markup changes): per tab a
+in requirements.txt; tests/book/test_tabs.py fails when its markup changes): per tab a
 radio button, its label, then its panel. The book's sphinx-design stylesheet
 shows only the checked tab's panel, with no JavaScript: Tab reaches a tab set,
 the arrow keys choose a tab, and a screen reader hears a group of labelled

@@ -159,7 +159,7 @@ SCENARIOS: dict[str, Scenario] = _scenarios(
 A method added here is run, tabulated, plotted and drawn by chapter 8 as it is,
 and the explorer offers it among its combinations, under its name; it is the
 article's only if it says `from_article=True`. Its expected outcome belongs in
-the table the tests read (tests/article.py).
+the table the tests read (tests/helpers/article.py).
 """
 
 

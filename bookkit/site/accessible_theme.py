@@ -26,7 +26,7 @@ fixed where the markup is made:
   summary a visually hidden name, "Pages in <the entry's title>".
 
 Jupyter Book 1 sets no `templates_path`, so this extension adds `_templates/`.
-The theme and myst-nb are pinned in requirements.txt; tests/test_accessibility.py
+The theme and myst-nb are pinned in requirements.txt; tests/site/test_accessibility.py
 fails once either stops writing the markup worked around here.
 """
 

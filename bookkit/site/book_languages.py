@@ -80,7 +80,7 @@ and `_build/html/zh_CN/`, the Chinese text coming from the gettext catalogs in
   sphinx-external-toc's `InsertToctrees` (sphinx_external_toc/events.py,
   priority 100) adds the toctrees that `_toc.yml` describes, so a caption is
   not there yet when the page is translated. `TranslateTocCaptions` runs after
-  it. Written for sphinx-external-toc 1.1.0 and Sphinx 7.4 (tests/test_upstream.py
+  it. Written for sphinx-external-toc 1.1.0 and Sphinx 7.4 (tests/setup/test_upstream.py
   checks the order is still so).
 """
 
@@ -189,7 +189,7 @@ class GlossarySearch(SearchChinese):
         # Sphinx 7.4.7 keeps every Latin word of the book in one list, which `stem` searches for each
         # word it stems: 5 s of the Chinese build. Sphinx 8.1 keeps them in a set
         # (https://github.com/sphinx-doc/sphinx/pull/12995; written for 7.4.7, pinned in
-        # requirements.txt); tests/test_upstream.py fails when 7.4's list is gone.
+        # requirements.txt); tests/setup/test_upstream.py fails when 7.4's list is gone.
         self.latin_terms = LatinTerms()
         self.glossary = frozenset(self.terms)
 

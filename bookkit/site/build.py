@@ -10,7 +10,7 @@ when that hash changes, the cache is cleared and every chapter runs again; when
 nothing changed, the build reuses it. What a page shows of the repository's
 other files (appendix 1's map of the code, from README.md) is computed when
 the page is read (bookkit/site/code_map.py), so a README edit executes nothing.
-tests/test_upstream.py fails when myst-nb grows an execution option
+tests/setup/test_upstream.py fails when myst-nb grows an execution option
 (one may be the dependency list #299 asks for) or jupyter-cache stops matching a
 notebook by its code alone.
 
@@ -67,7 +67,7 @@ ANSI = re.compile(r"\x1b\[[0-9;]*m")
 # nb_execution_raise_on_error it raises before saving the traceback in reports/
 # (https://github.com/executablebooks/MyST-NB/blob/v1.4.0/myst_nb/core/execute/cache.py#L84-L90;
 # the same early raise as https://github.com/executablebooks/MyST-NB/issues/616 in direct
-# mode), so the log is the only place that names the failing cell. tests/test_upstream.py
+# mode), so the log is the only place that names the failing cell. tests/setup/test_upstream.py
 # fails when myst-nb changes either.
 LOGGED_FAILURE = re.compile(
     r"^(?P<path>\S[^\n]*?): WARNING: Executing notebook failed: \w+\n(?P<tb>.*?)\[mystnb\.exec\]",
@@ -97,7 +97,7 @@ class ExecutionFailure:
 
 
 SUMMARY = "book build"
-"""How each line of the closing summary begins (tests/book_outputs.py finds it)."""
+"""How each line of the closing summary begins (tests/helpers/book_outputs.py finds it)."""
 
 
 @dataclass

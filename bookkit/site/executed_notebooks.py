@@ -17,7 +17,7 @@ Two gaps in the toolchain, closed where the notebooks are written:
   2026-12). The execution cache holds each notebook exactly as the kernel
   produced it, so its outputs are merged back here, for the tests that read
   executed outputs and for readers who download.
-  tests/test_upstream.py fails once myst-nb writes either notebook right: then
+  tests/setup/test_upstream.py fails once myst-nb writes either notebook right: then
   `restore_cached_outputs` can go.
 - sphinx-book-theme offers a MyST notebook's `.ipynb` only when a launch
   service (Binder, JupyterHub, Colab) is configured, and this book is read

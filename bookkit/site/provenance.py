@@ -14,12 +14,12 @@ snapshot disagree, carries a marker where it is made:
   to cases it does not run);
 - `{versions-differ}` a row where the article's 0.22.1 and the snapshot disagree.
 
-The name is the row's test in tests/test_claims_table.py without `test_row_`. Each row of
+The name is the row's test in tests/book/test_claims_table.py without `test_row_`. Each row of
 appendix 5's table gets the id `row-<name with dashes>` from its test (`RowIds`), and a marker
 becomes a link to it, its words from bookkit/words (part "provenance") in the page's
 language and its title the row's behaviour as that edition's appendix names it; a marker
 naming no row fails the strict build. bookkit/workbook/markdown.py writes the same
-marker into the exercise notebooks (`marker_link`), and tests/test_provenance.py checks
+marker into the exercise notebooks (`marker_link`), and tests/site/test_provenance.py checks
 that every engine's-choice row is marked on each page that shows its behaviour.
 """
 

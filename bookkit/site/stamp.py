@@ -5,7 +5,7 @@ A strict build reads every page again (bookkit/site/build.py says why): about 20
 packages, the Python that runs it, the editions the site has and two environment variables
 (bookkit/site/layout.py). When all of them hash as they did at the edition's last successful build,
 and the HTML that build wrote is still there, a build would write the same site again
-(tests/test_book_determinism.py holds the build to that), so it is skipped, as `make` skips a target
+(tests/site/test_book_determinism.py holds the build to that), so it is skipped, as `make` skips a target
 that is newer than its sources. `python -m bookkit.site.build --force` builds anyway.
 
 The repository's files are the ones git lists (tracked, or new and not ignored), except tests/,

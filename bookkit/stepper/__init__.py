@@ -98,7 +98,7 @@ BURN: dict[str, BurnPlace] = {
     "done": BurnPlace("runtime/server.rs", 87, 91, "let gradients = Self::execute_steps("
                       "tape_result.tape, grads, tape_result.checkpointer);"),
 }
-"""Checked against Burn's source by tests/test_stepper.py where a checkout is at hand (`BURN_REPO`)."""
+"""Checked against Burn's source by tests/book/test_stepper.py where a checkout is at hand (`BURN_REPO`)."""
 
 
 # ----- the code beside the graph -------------------------------------------------------------

@@ -2,7 +2,7 @@
 
 Prose goes through gettext's catalogs (locale/); what code writes (pictures, tables, the
 page scripts' buttons and messages) never reaches them, so its words live here, one JSON file
-per language with the same keys in each (tests/test_words.py checks keys and placeholders).
+per language with the same keys in each (tests/book/test_words.py checks keys and placeholders).
 A third language is one more file here plus its catalogs.
 
 Each file is an object of parts, one per component ("stepper", "live", ...). The part "page"

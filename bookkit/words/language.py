@@ -24,7 +24,7 @@ class Language:
     def show_code(self) -> str:
         """myst-nb's button over a hidden cell input (`nb_code_prompt_show`), from the words files'
         part "notebook" (myst-nb 1.4.0 would put "source" for a {type}: the book hides inputs only,
-        tests/test_translation.py checks, so the words say "source" themselves)."""
+        tests/site/test_translation.py checks, so the words say "source" themselves)."""
         return words(self.code, "notebook")["show_code"]
 
     @property

@@ -7,7 +7,7 @@ use ("not a function", ...). The field `case` names one of the cases a check tri
 the exercise's `cases[<case>]`. An engine error quoted in a field is explained in the reader's
 language as a printed one is (`bookkit/words/explained.py`), Burn's own words left as they are.
 The check's code is the same in every language, so a translated check checks exactly what the
-English one does; tests/test_exercises.py requires every name a check uses in every language, with
+English one does; tests/book/test_exercises.py requires every name a check uses in every language, with
 the same placeholders.
 """
 

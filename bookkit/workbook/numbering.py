@@ -4,7 +4,7 @@ Jupyter Book 1 numbers the chapters of the `numbered: true` parts one after the 
 parts (part two's first chapter is 8), and sphinx-exercise numbers exercises per chapter
 (Sphinx's `numfig_secnum_depth` 1): a chapter's sections (08a, inside chapter 8) go on with
 their chapter's count after the chapter's own exercises. An unnumbered page (the appendices)
-counts its exercises from 1 on its own. tests/test_exercises.py checks every number against
+counts its exercises from 1 on its own. tests/book/test_exercises.py checks every number against
 the built pages.
 """
 

@@ -1,0 +1,96 @@
+"""A new op, added as README's recipe "An op with its backward" says, is checked by the op tests.
+
+In a scratch copy of the repository (every file git tracks, committed there),
+the test makes the recipe's edits for real, one at a time, and runs the op,
+property and semantics tests there after each: the Tensor method alone fails
+(it records an op without its `@op`); with its `@op`, they fail and say where
+its reference goes; with its reference in tests/engine/op_references.py, they pass
+and have checked it. git in the copy then says the recipe touched exactly the
+two files README lists.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+RECIPE = ("mlx_autodiff/tensor.py", "tests/engine/op_references.py")
+"""The files README's recipe lists."""
+
+METHOD = '''    @_on_device
+    def cube(self) -> Tensor:
+        """Elementwise `x ** 3`, as products."""
+        x = self.array
+        return _unary("cube", self, x * x * x, lambda g: g * 3 * x * x)
+
+'''
+REGISTRATION = '''    @op("cube", saves=("inputs",))
+'''
+REFERENCE = '''    "cube": OpReference(lambda xp, x: x * x * x),
+'''
+ENGINE_TESTS = ["tests/engine/test_ops.py", "tests/engine/test_properties.py", "tests/engine/test_semantics.py"]
+
+
+def git(repository: Path, *args: str) -> str:
+    done = subprocess.run(["git", *args], cwd=repository, capture_output=True, text=True, check=True)
+    return done.stdout
+
+
+def pytest_in(repository: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """The copy's own tests on the copy's own engine (its pyproject puts its root first on the path)."""
+    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
+    command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-m", "not slow", *args]
+    return subprocess.run(command, cwd=repository, env=env, capture_output=True, text=True)
+
+
+def insert(path: Path, before: str, text: str) -> None:
+    source = path.read_text()
+    assert source.count(before) == 1, f"{path.name} no longer has exactly one {before!r}"
+    path.write_text(source.replace(before, text + before))
+
+
+@pytest.fixture(scope="module")
+def scratch_repository(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Every file git tracks here, copied and committed in a new repository of its own."""
+    copy = tmp_path_factory.mktemp("recipe") / "repository"
+    for name in git(ROOT, "ls-files", "-z").split("\0"):
+        if name and (ROOT / name).is_file():
+            (copy / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(ROOT / name, copy / name)
+    git(copy, "init", "-q")
+    git(copy, "add", "-A")
+    git(copy, "-c", "user.name=recipe", "-c", "user.email=recipe@example.invalid", "commit", "-qm", "copy")
+    return copy
+
+
+def test_a_new_op_takes_the_two_files_readme_lists_and_is_checked(scratch_repository: Path) -> None:
+    copy = scratch_repository
+    tensor, references = copy / RECIPE[0], copy / RECIPE[1]
+    imported = pytest_in(copy, "tests/engine/test_ops.py", "-q", "-k", "every_op_method_is_registered")
+    assert imported.returncode == 0, "the copy's tests fail before any edit:\n" + imported.stdout[-3000:]
+
+    insert(tensor, '    @op("exp", saves=("output",))\n', METHOD)
+    unregistered = pytest_in(copy, "tests/engine/test_ops.py", "-q", "-k", "every_op_method_is_registered")
+    assert unregistered.returncode != 0 and "'cube'" in unregistered.stdout, (
+        "a Tensor method that records an op without its @op passes:\n" + unregistered.stdout[-3000:])
+
+    insert(tensor, METHOD, REGISTRATION)
+    unreferenced = pytest_in(copy, *ENGINE_TESTS, "-q")
+    assert unreferenced.returncode != 0, "an op without a reference passes:\n" + unreferenced.stdout[-3000:]
+    assert "registers an op named 'cube', but tests/engine/op_references.py has no reference" in unreferenced.stdout
+
+    insert(references, '    "exp": OpReference(', REFERENCE)
+    checked = pytest_in(copy, *ENGINE_TESTS, "-v")
+    assert checked.returncode == 0, "the recipe's op fails the op tests:\n" + checked.stdout[-5000:]
+    cube_tests = re.findall(r"^tests/\S+\[cube\] PASSED", checked.stdout, re.MULTILINE)
+    assert len(cube_tests) >= 2, "the op tests did not run the new op:\n" + checked.stdout[-3000:]
+
+    changed = sorted(line[3:] for line in git(copy, "status", "--porcelain").splitlines())
+    assert changed == sorted(RECIPE), f"the recipe touched {changed}, README lists {list(RECIPE)}"

@@ -1,0 +1,104 @@
+"""The words of generated text: every language has every key of English, with the same placeholders."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+from bookkit.words import PLACEHOLDER, SOURCE_LANGUAGE, NoWordsError, _load, languages, say, words
+from bookkit.words.multilingual import Editions, EditionsError, pick
+
+
+def leaves(table: Any, path: str = "") -> dict[str, str]:
+    """Every text of a words table by its dotted key."""
+    if isinstance(table, dict):
+        return {key: text for name, value in table.items()
+                for key, text in leaves(value, f"{path}.{name}" if path else name).items()}
+    if isinstance(table, list):
+        return {key: text for at, value in enumerate(table)
+                for key, text in leaves(value, f"{path}[{at}]").items()}
+    assert isinstance(table, str), f"{path}: a words file holds only text, found {table!r}"
+    return {path: table}
+
+
+def test_there_are_english_and_chinese_words() -> None:
+    assert languages()[0] == SOURCE_LANGUAGE
+    assert "zh_CN" in languages()
+
+
+@pytest.mark.parametrize("language", [code for code in languages() if code != SOURCE_LANGUAGE])
+def test_every_language_has_every_key_with_the_same_placeholders(language: str) -> None:
+    english, other = leaves(_load(SOURCE_LANGUAGE)), leaves(_load(language))
+    assert sorted(set(english) - set(other)) == [], f"{language}.json lacks these keys"
+    assert sorted(set(other) - set(english)) == [], f"{language}.json has keys English does not"
+    for key, text in english.items():
+        assert set(PLACEHOLDER.findall(other[key])) == set(PLACEHOLDER.findall(text)), key
+        assert other[key].strip(), f"{language}.json: {key} is empty"
+
+
+def test_say_fills_placeholders() -> None:
+    assert say(words("en", "page")["stepper"]["position"], k=2, n=5) == "Step 2 of 5"
+    assert say(words("zh_CN", "page")["stepper"]["position"], k=2, n=5) == "第 2 帧，共 5 帧"
+
+
+def test_an_unknown_language_or_part_says_what_to_add() -> None:
+    with pytest.raises(NoWordsError, match=r"'fr'.*bookkit/words/fr\.json"):
+        words("fr", "page")
+    with pytest.raises(NoWordsError, match="no part 'nothing'"):
+        words("en", "nothing")
+
+
+def test_an_editions_output_shows_english_unprocessed_and_each_language_picked() -> None:
+    html = Editions({"en": "<p>Step 1</p>", "zh_CN": "<p>第 1 帧</p>"})._repr_html_()
+    assert html.startswith("<p>Step 1</p><template")  # JupyterLab and live outputs show English only
+    assert pick(html, "en") == pick(html, None) == "<p>Step 1</p>"
+    assert pick(html, "zh_CN") == "<p>第 1 帧</p>"
+    assert pick(html, "fr") == "<p>Step 1</p>"
+    assert pick("<b>plain</b>", "zh_CN") == "<b>plain</b>"
+    with pytest.raises(EditionsError, match="needs the 'en' HTML"):
+        Editions({"zh_CN": "<p>帧</p>"})
+
+
+# ----- words that repeat an English text kept elsewhere -------------------------------------------
+
+def test_the_english_explanations_and_meanings_are_the_engines_own() -> None:
+    """en.json repeats the methods' explanations (scenarios.SCENARIOS) and the outcomes' meanings
+    (scenarios.OUTCOMES) so that the keys line up; a changed English text must change there too,
+    which tells the translator the Chinese needs another look."""
+    from bookkit.runs.scenarios import OUTCOMES, SCENARIOS
+
+    assert words("en", "tabs")["explanations"] == {name: s.explanation for name, s in SCENARIOS.items()}
+    assert words("en", "explorer")["meanings"] == OUTCOMES
+    assert words("en", "curves")["outcomes"].keys() == OUTCOMES.keys()
+
+
+def test_every_pictures_title_in_the_book_has_its_translation() -> None:
+    """A picture's title is the chapter's English text, looked up in the part "titles"."""
+    from pathlib import Path
+
+    book = Path(__file__).resolve().parents[2] / "book"
+    called = re.compile(r"""\b(?:snapshot|step_through)\(\s*(["'])(.+?)\1""")
+    titles = {match[2] for path in book.glob("*.md") for match in called.finditer(path.read_text("utf8"))}
+    assert titles, "no picture titles found in the chapters"
+    for language in languages():
+        table = words(language, "titles")
+        assert sorted(titles - table.keys()) == [], f"{language}.json's titles lack these"
+    assert all(key == text for key, text in words("en", "titles").items())
+
+
+def test_the_chinese_code_map_has_every_module_of_readmes() -> None:
+    """Appendix 1 shows README's map of the code; the Chinese edition's words for it are in
+    locale/zh_CN/code-map.json, by README's module cell: one for every row, none for a row gone."""
+    import json
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    readme = (root / "README.md").read_text("utf8")
+    section = readme.split("\n## Map of the code\n", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in section.splitlines() if line.startswith("|")][2:]
+    modules = [line.strip("|").split("|")[0].strip() for line in rows]
+    chinese = json.loads((root / "locale" / "zh_CN" / "code-map.json").read_text("utf8"))
+    assert list(chinese["rows"]) == modules, "code-map.json's modules are not README's, in README's order"
+    assert all(re.search(r"[\u4e00-\u9fff]", row["concept"]) for row in chinese["rows"].values())

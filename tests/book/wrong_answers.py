@@ -1,0 +1,1426 @@
+"""Plausible wrong answers to every exercise in the book, answers that tamper with the grader, and right
+answers in other words than the chapter's.
+
+tests/book/test_exercises.py grades each with the book's checks (`bookkit.workbook.grade_answers`, as
+`mlx-autodiff-exercises check` does) in English and in Chinese, and requires each WRONG answer and each
+TAMPERING one to fail with a result whose `code` matches `says` (a regular expression: "failed:same_ids"
+is the check's message `same_ids`, "refused" a refused answer) and whose reason holds `found`; each RIGHT
+answer must pass. tests/site/test_live.py grades those marked `on_the_page` through live mode's "Run check".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A reader's answer to one exercise, and what grading it must report."""
+
+    source: str
+    why: str
+    """What is wrong with it (or, in RIGHT, why it is right anyway)."""
+    says: str = ""
+    """A regular expression the result's code must match: the check's message that points at the cause."""
+    found: str = ""
+    """A part of the reason, in English: for a refused answer, what the grader found it changed."""
+    on_the_page: bool = False
+    """Graded on the page too, through live mode's "Run check" (tests/site/test_live.py)."""
+
+
+WRONG: dict[str, list[Answer]] = {
+    "ex-01-is-lazy": [
+        Answer(
+            "def untouched(model):\n"
+            "    return [name for name, param in model.named_params() if not param.is_require_grad()]\n",
+            "is_require_grad() reads the parameter, so asking initializes every recipe",
+            "failed:reads",
+        ),
+        Answer(
+            "def untouched(model):\n"
+            "    return [name for name, param in model.named_params() if param.is_initialized()]\n",
+            "the names of the parameters already built, the opposite of what is asked",
+            "failed:wrong",
+        ),
+        Answer(
+            "def untouched(model):\n"
+            "    return [name for name in ('weight', 'bias') if not"
+            " getattr(model, name).is_initialized()]\n",
+            "assumes every model has a weight and a bias: a Linear without a bias has bias None",
+            "raised_in_check:AttributeError",
+        ),
+        Answer(
+            "def untouched(model):\n"
+            "    return ['weight', 'bias']\n",
+            "the names of a Linear's two parameters, typed in (a reviewer's try)",
+            "failed:wrong",
+        ),
+        Answer(
+            "untouched = None\n",
+            "a name defined as None (a reviewer's try)",
+            "failed:_common\\.not_a_function",
+        ),
+        Answer(
+            "def untouched(model):\n"
+            "    return [name for name, param in model.named_params() if param.val() is None]\n",
+            "asks val(), which builds the tensor (a reviewer's try)",
+            "failed:reads",
+        ),
+    ],
+    "ex-01-target": [
+        Answer(
+            "for param in recipe.params():\n"
+            "    param.val()\n"
+            "moved = recipe.to_device(metal)\n"
+            "for param in moved.params():\n"
+            "    param.val()\n",
+            "reads the recipe before the move: the parameters are built on flex and moved by an op",
+            "failed:recipe_read",
+        ),
+        Answer(
+            "moved = LinearConfig(4, 1).init(metal)\n"
+            "for param in moved.params():\n"
+            "    param.val()\n",
+            "builds a new model on metal instead of moving recipe",
+            "failed:same_ids",
+        ),
+        Answer(
+            "moved = recipe.to_device(metal)\n",
+            "moves the recipe but never reads the moved model",
+            "failed:read_after",
+        ),
+        Answer(
+            "moved = recipe.fork(metal)\n"
+            "for param in moved.params():\n"
+            "    param.val()\n",
+            "moves with fork, where the exercise asks for to_device (here both only retarget the "
+            "recipe)",
+            "failed:to_device",
+        ),
+        Answer(
+            "metal = flex.autodiff()\n"
+            "moved = recipe.to_device(metal)\n"
+            "for param in moved.params():\n"
+            "    param.val()\n",
+            "rebinds metal to flex.autodiff() first: the parameters are built on the CPU, which a "
+            "check that read the answer's `metal` would accept",
+            "failed:on_metal",
+        ),
+        Answer(
+            "moved = recipe.to_device(metal)\n"
+            "moved.weight.val()\n",
+            "reads the weight only (a reviewer's try)",
+            "failed:read_after",
+        ),
+        Answer(
+            "moved = recipe.to_device(metal)\n"
+            "for param in recipe.params():\n"
+            "    param.val()\n",
+            "reads the recipe after the move instead of the moved model (a reviewer's try)",
+            "failed:recipe_read",
+        ),
+    ],
+    "ex-02-one-call": [
+        Answer(
+            "def place(model, device):\n"
+            "    return model.to_device(device)\n",
+            "the article's failing call: the parameters become to_device outputs, not leaves",
+            "failed:gradients",
+        ),
+        Answer(
+            "def place(model, device):\n"
+            "    return LinearConfig(4, 1).init(device)\n",
+            "trains, but a new model: the given model's parameters and values are thrown away",
+            "failed:same_ids",
+        ),
+        Answer(
+            "def place(model, device):\n"
+            "    return model.fork(flex.autodiff())\n",
+            "forks, but onto the CPU: the device argument is ignored",
+            "failed:on_device",
+        ),
+        Answer(
+            "metal = flex.autodiff()\n"
+            "\n"
+            "def place(model, device):\n"
+            "    return model.fork(metal)\n",
+            "rebinds metal to flex.autodiff() before fork: a check that read the answer's `metal` "
+            "would find the model there",
+            "failed:on_device",
+            on_the_page=True,
+        ),
+        Answer(
+            "def place(model, device):\n"
+            "    if device == metal:\n"
+            "        return model.fork(metal)\n"
+            "    return model\n",
+            "forks only to metal, the device the chapter uses: another device gets the model back "
+            "unmoved",
+            "failed:on_device",
+        ),
+        Answer(
+            "def place(model, device):\n"
+            "    return model.to_device(device).train()\n",
+            "train() after to_device of an autodiff model (a reviewer's try)",
+            "raised_in_check:AlreadyAutodiffError",
+        ),
+        Answer(
+            "def place(model, device):\n"
+            "    return model.fork(device).no_grad()\n",
+            "forks, then freezes every parameter (a reviewer's try)",
+            "failed:no_train",
+        ),
+    ],
+    "ex-03-source-leaf": [
+        Answer(
+            "def source_leaf(param):\n"
+            "    return param.val().node\n",
+            "the parameter's own node: after to_device that is the op's output, whose gradient is "
+            "not kept",
+            "failed:leaf",
+        ),
+        Answer(
+            "def source_leaf(param):\n"
+            "    return param.val().node.parents[0]\n",
+            "follows one to_device node only: a parameter moved twice has two",
+            "failed:leaf|raised_in_check:IndexError",
+        ),
+        Answer(
+            "def source_leaf(param):\n"
+            "    return param.val()\n",
+            "returns the parameter's tensor, not a node",
+            "failed:leaf",
+        ),
+        Answer(
+            "def source_leaf(param):\n"
+            "    return dict(model.named_params())[param.name].val().node\n",
+            "reads the chapter's own `model` by the parameter's name instead of following "
+            "node.parents",
+            "failed:leaf|raised_in_check:KeyError",
+            on_the_page=True,
+        ),
+        Answer(
+            "def source_leaf(param):\n"
+            "    node = param.val().node\n"
+            "    return node.parents[0] if node.parents else node\n",
+            "one step back at most (a reviewer's try)",
+            "failed:leaf",
+        ),
+    ],
+    "ex-03-repair": [
+        Answer(
+            "repaired = model.fork(metal).weight.val()\n",
+            "a Grad leaf on metal with the same values, but made by fork, which the exercise "
+            "forbids",
+            "failed:no_fork",
+        ),
+        Answer(
+            "repaired = moved.weight.val().detach()\n",
+            "detach of a GradInBackward tensor gives an untracked leaf: it does not require grad",
+            "failed:grad_leaf",
+        ),
+        Answer(
+            "repaired = moved.weight.val().require_grad()\n",
+            "require_grad() on an op's output raises: it is not a leaf",
+            "raised:NonLeafRequireGradError",
+        ),
+        Answer(
+            "repaired = Tensor.random([4, 1], Distribution.uniform(-1.0, 1.0), metal).require_grad()\n",
+            "a Grad leaf on metal, but with new values instead of the moved weight's",
+            "failed:values",
+        ),
+        Answer(
+            "repaired = getattr(model, 'fo' + 'rk')(metal).weight.val()\n",
+            "fork, called through a name built at run time: a name search cannot see it",
+            "failed:no_fork",
+            on_the_page=True,
+        ),
+        Answer(
+            "def by_hand(m):\n"
+            "    return m.fork(metal)\n"
+            "\n"
+            "repaired = by_hand(model).weight.val()\n",
+            "fork, called from a helper function",
+            "failed:no_fork",
+            on_the_page=True,
+        ),
+        Answer(
+            "from mlx_autodiff import Param\n"
+            "\n"
+            "weight = moved.weight.val()\n"
+            "repaired = Param.uninitialized('w', weight.device, tuple(weight.shape),"
+            " None)._with(weight).fork(metal).val()\n",
+            "Param.fork on a fresh Param that holds the weight: the library's fork under another "
+            "name",
+            "failed:no_fork",
+            on_the_page=True,
+        ),
+        Answer(
+            "repaired = Tensor.from_data([[-0.1], [0.2], [0.3], [-0.4]], metal).require_grad()\n",
+            "typed-in numbers instead of the moved weight's values",
+            "failed:values",
+        ),
+        Answer(
+            "repaired = moved.weight.val().detach().require_grad().to_device(metal)\n",
+            "a leaf, then moved again: the result is an op's output (a reviewer's try)",
+            "failed:grad_leaf",
+        ),
+        Answer(
+            "repaired = moved.weight.val().to_device(metal.inner())\n",
+            "a plain copy on metal: not a Grad leaf (a reviewer's try)",
+            "raised:AutodiffMoveError",
+        ),
+    ],
+    "ex-04-smoke-test": [
+        Answer(
+            "from mlx_autodiff import SgdConfig\n"
+            "\n"
+            "def no_effect(model, x, y):\n"
+            "    loss = MseLoss().forward(model.forward(x), y, Reduction.MEAN)\n"
+            "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
+            "    stepped = SgdConfig().init().step(1e-1, model, grads)\n"
+            "    before = {name: p.val().array for name, p in model.named_params()}\n"
+            "    return stepped, [n for n, p in stepped.named_params() if"
+            " mx.array_equal(p.val().array, before[n])]\n",
+            "steps with SGD, where the exercise (and the loop above) uses Adam",
+            "failed:adam",
+        ),
+        Answer(
+            "def no_effect(model, x, y):\n"
+            "    loss = MseLoss().forward(model.forward(x), y, Reduction.MEAN)\n"
+            "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
+            "    stepped = AdamConfig().init().step(1e-1, model, grads)\n"
+            "    before = {name: p.val().array for name, p in stepped.named_params()}\n"
+            "    return stepped, [n for n, p in stepped.named_params() if"
+            " mx.array_equal(p.val().array, before[n])]\n",
+            "compares the stepped model with itself, so every parameter looks unchanged",
+            "failed:unchanged",
+        ),
+        Answer(
+            "def no_effect(model, x, y):\n"
+            "    loss = MseLoss().forward(model.forward(x), y, Reduction.MEAN)\n"
+            "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
+            "    stepped = AdamConfig().init().step(1e-1, model, grads)\n"
+            "    before = {name: p.val().array for name, p in model.named_params()}\n"
+            "    return [n for n, p in stepped.named_params() if"
+            " mx.array_equal(p.val().array, before[n])]\n",
+            "returns the names only, not the model after the step the exercise also asks for",
+            "failed:two_things",
+        ),
+        Answer(
+            "def no_effect(model, x, y):\n"
+            "    loss = MseLoss().forward(model.forward(x), y, Reduction.MEAN)\n"
+            "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
+            "    after = AdamConfig().init().step(1e-1, model, grads)\n"
+            "    names = [name for name, _ in model.named_params()]\n"
+            "    return after, ([] if len(grads) else names)\n",
+            "right only when all or none of the parameters move: a half-moved model gets []",
+            "failed:unchanged",
+            on_the_page=True,
+        ),
+        Answer(
+            "def no_effect(model, x, y):\n"
+            "    loss = MseLoss().forward(model.forward(x), y, Reduction.MEAN)\n"
+            "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
+            "    stepped = AdamConfig().init().step(1e-1, model, grads)\n"
+            "    return stepped, [name for name, p in model.named_params() if p.is_require_grad()]\n",
+            "names the parameters that are Grad leaves: the opposite (a reviewer's try)",
+            "failed:unchanged",
+        ),
+        Answer(
+            "def no_effect(model, x, y):\n"
+            "    loss = MseLoss().forward(model.forward(x), y, Reduction.MEAN)\n"
+            "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
+            "    stepped = AdamConfig().init().step(1e-1, model, grads)\n"
+            "    return stepped, [] if len(grads) == 2 else ['weight', 'bias']\n",
+            "all or nothing, by the count of two (a reviewer's try)",
+            "failed:unchanged",
+        ),
+    ],
+    "ex-04-lost-gradient": [
+        Answer(
+            "forked_grad = raw.get(cpu_w).to_device(metal)\n",
+            "no fork and no backward: the CPU gradient copied over (the issue's example)",
+            "must_define:forked",
+        ),
+        Answer(
+            "forked = model.fork(metal)\n"
+            "forked_raw = MseLoss().forward(forked.forward(x), y, Reduction.MEAN).backward()\n"
+            "forked_grad = raw.get(cpu_w).to_device(metal)\n",
+            "runs the forked pass but still copies the CPU gradient instead of reading its own",
+            "failed:own_gradient",
+        ),
+        Answer(
+            "forked = model.to_device(metal)\n"
+            "forked_raw = MseLoss().forward(forked.forward(x), y, Reduction.MEAN).backward()\n"
+            "forked_grad = forked_raw.get(forked.weight.val())\n",
+            "to_device instead of fork: the weight is an op's output, whose gradient is not kept",
+            "failed:forked_leaf",
+        ),
+        Answer(
+            "forked = model.fork(metal)\n"
+            "forked_raw = MseLoss().forward(forked.forward(x), y, Reduction.MEAN).backward()\n"
+            "forked_grad = raw.get(cpu_w).to_device(metal) * 1.0\n",
+            "the CPU gradient copied over, made a new tensor by `* 1.0` so that an identity test "
+            "misses it",
+            "failed:own_gradient",
+            on_the_page=True,
+        ),
+        Answer(
+            "forked = model.fork(metal)\n"
+            "forked_raw = MseLoss().forward(forked.forward(x), y, Reduction.MEAN).backward()\n"
+            "forked_grad = Tensor(mx.array([[-0.652664], [-0.261446], [-0.853207], [-0.320008]]), metal)\n",
+            "the numbers the chapter prints for the CPU gradient, typed in",
+            "failed:own_gradient",
+            on_the_page=True,
+        ),
+        Answer(
+            "forked = model.fork(metal)\n"
+            "forked_raw = MseLoss().forward(forked.forward(x), y, Reduction.MEAN).backward()\n"
+            "forked_grad = forked_raw.get(forked.bias.val())\n",
+            "the bias's gradient instead of the weight's (a reviewer's try)",
+            "failed:own_gradient",
+        ),
+        Answer(
+            "forked = model.fork(metal)\n"
+            "forked_raw = MseLoss().forward(moved.forward(x), y, Reduction.MEAN).backward()\n"
+            "forked_grad = forked_raw.get(forked.weight.val())\n",
+            "the loss of the moved model, not the forked one (a reviewer's try)",
+            "raised:TapeConsumedError",
+        ),
+    ],
+    "ex-05-predict-node": [
+        Answer(
+            "def predict_failing_node(model):\n"
+            "    return model.weight.val().node.id\n",
+            "always the weight: with a bias, backward reaches the bias's to_device node first",
+            "failed:predicted",
+        ),
+        Answer(
+            "def predict_failing_node(model):\n"
+            "    try:\n"
+            "        train_step(train_step(model))\n"
+            "    except TapeConsumedError as err:\n"
+            "        return err.node.id\n",
+            "does not predict: it runs the two steps and reads the error",
+            "failed:no_backward",
+        ),
+        Answer(
+            "def predict_failing_node(model):\n"
+            "    first = model.bias if model.bias is not None else model.weight\n"
+            "    return first.val().node\n",
+            "returns the node, not its id",
+            "failed:a_number",
+        ),
+        Answer(
+            "def predict_failing_node(model):\n"
+            "    return max(param.val().node.id for param in model.params())\n",
+            "the largest parameter node id: the bias's for a Linear moved at once, but not the "
+            "rule (the walk is last in, first out)",
+            "failed:predicted",
+        ),
+        Answer(
+            "def predict_failing_node(model):\n"
+            "    return model.bias.val().node.id\n",
+            "always the bias, even when there is none (a reviewer's try)",
+            "raised_in_check:AttributeError",
+        ),
+        Answer(
+            "def predict_failing_node(model):\n"
+            "    return min(param.val().node.id for param in model.params())\n",
+            "the smallest id (a reviewer's try)",
+            "failed:predicted",
+        ),
+        Answer(
+            "def predict_failing_node(model):\n"
+            "    first = model.bias if model.bias is not None else model.weight\n"
+            "    return first.val().node.parents[0].id\n",
+            "the CPU original's id, not the moved node's (a reviewer's try)",
+            "failed:predicted",
+        ),
+    ],
+    "ex-05-combine": [
+        Answer(
+            "combined = x.matmul(w).square().mean().backward()\n"
+            "w_grad = combined.get(w)\n",
+            "one backward pass, but on the second loss alone",
+            "failed:sum",
+        ),
+        Answer(
+            "first = x.matmul(w).mean().backward()\n"
+            "combined = x.matmul(w).square().mean().backward()\n"
+            "w_grad = first.get(w) + combined.get(w)\n",
+            "two backward passes whose gradients are added by hand, not one pass on the sum",
+            "failed:once",
+        ),
+        Answer(
+            "combined = (loss_a + x.matmul(w).square().mean()).backward()\n"
+            "w_grad = combined.get(w)\n",
+            "reuses loss_a, whose tape the first backward consumed: no new forward pass for it",
+            "raised:TapeConsumedError",
+        ),
+        Answer(
+            "g_a = x.matmul(w).mean().backward().get(w)\n"
+            "g_b = x.matmul(w).square().mean().backward().get(w)\n"
+            "w_grad = g_a + g_b\n"
+            "combined = {w: w_grad}\n",
+            "two backward passes whose gradients are added, in a dict: the exercise is one pass on "
+            "the sum",
+            "failed:once",
+            on_the_page=True,
+        ),
+        Answer(
+            "class Combined:\n"
+            "    def __init__(self, grad):\n"
+            "        self.grad = grad\n"
+            "\n"
+            "    def get(self, tensor):\n"
+            "        return self.grad\n"
+            "\n"
+            "\n"
+            "w_grad = x.matmul(w).mean().backward().get(w) +"
+            " x.matmul(w).square().mean().backward().get(w)\n"
+            "combined = Combined(w_grad)\n",
+            "two backward passes added, behind a small class with a get method",
+            "failed:once",
+            on_the_page=True,
+        ),
+        Answer(
+            "combined = x.matmul(w).mean().backward()\n"
+            "w_grad = combined.get(w) * 2\n",
+            "one backward pass of the first loss, doubled (a reviewer's try)",
+            "failed:from_combined",
+        ),
+        Answer(
+            "combined = (x.matmul(w).mean() * x.matmul(w).square().mean()).backward()\n"
+            "w_grad = combined.get(w)\n",
+            "the product of the losses, not their sum (a reviewer's try)",
+            "failed:sum",
+        ),
+    ],
+    "ex-06-fork-by-hand": [
+        Answer(
+            "def fork_tensor(tensor, device):\n"
+            "    return tensor.to_device(device).detach().require_grad()\n",
+            "always asks for gradients: fork does so only if the input was a Grad leaf",
+            "failed:requirement",
+        ),
+        Answer(
+            "def fork_tensor(tensor, device):\n"
+            "    return tensor.to_device(device)\n",
+            "moves only: the result is the to_device op's output, not a leaf",
+            "failed:new_leaf",
+        ),
+        Answer(
+            "def fork_tensor(tensor, device):\n"
+            "    fresh = Tensor.from_data(tensor.array, device)\n"
+            "    return fresh.require_grad() if tensor.is_require_grad() else fresh\n",
+            "copies the values into a new tensor on device: a plain input becomes autodiff, which "
+            "fork never does",
+            "failed:stays_plain",
+        ),
+        Answer(
+            "from mlx_autodiff import Param\n"
+            "\n"
+            "def fork_tensor(tensor, device):\n"
+            "    param = Param.uninitialized('t', tensor.device, tuple(tensor.shape), None)._with(tensor)\n"
+            "    return param.fork(device).val()\n",
+            "the library's Param.fork on a Param wrapped around the tensor",
+            "failed:by_hand",
+            on_the_page=True,
+        ),
+        Answer(
+            "from mlx_autodiff import Param\n"
+            "\n"
+            "def fork_tensor(tensor, device):\n"
+            "    param = Param.uninitialized('t', tensor.device, tuple(tensor.shape), None)._with(tensor)\n"
+            "    return getattr(param, 'fo' + 'rk')(device).val()\n",
+            "Param.fork again, through a name built at run time",
+            "failed:by_hand",
+            on_the_page=True,
+        ),
+        Answer(
+            "def fork_tensor(tensor, device):\n"
+            "    moved = tensor.to_device(device).detach()\n"
+            "    return moved.require_grad() if moved.node is not None else moved\n",
+            "asks for gradients whenever the result is autodiff, not only when the input was a "
+            "Grad leaf",
+            "failed:requirement",
+        ),
+        Answer(
+            "def fork_tensor(tensor, device):\n"
+            "    moved = tensor.to_device(device).detach()\n"
+            "    return moved.require_grad() if tensor.node is not None else moved\n",
+            "asks for gradients for every autodiff input (a reviewer's try)",
+            "failed:requirement",
+        ),
+        Answer(
+            "def fork_tensor(tensor, device):\n"
+            "    return tensor.detach().to_device(device)\n",
+            "detaches before the move: the move is then an op's output (a reviewer's try)",
+            "failed:new_leaf",
+        ),
+    ],
+    "ex-06-rescue": [
+        Answer(
+            "rescued = model.fork(metal)\n",
+            "forks the chapter's CPU model, which the exercise says is gone (the issue's example)",
+            "failed:same_ids",
+        ),
+        Answer(
+            "rescued = arrived.fork(metal)\n",
+            "fork of a to_device output: it was not a Grad leaf, so fork does not call "
+            "require_grad",
+            "failed:grad_leaf",
+        ),
+        Answer(
+            "rescued = arrived.train()\n",
+            "train() wraps plain tensors; these are already autodiff",
+            "raised:AlreadyAutodiffError",
+        ),
+        Answer(
+            "rescued = moved_elsewhere().valid().train()\n",
+            "rescues another model made the same way, not arrived",
+            "failed:same_ids",
+        ),
+        Answer(
+            "rescued = arrived.no_grad().fork(metal)\n",
+            "frozen, then forked: untracked leaves (a reviewer's try)",
+            "failed:grad_leaf",
+        ),
+        Answer(
+            "rescued = arrived.fork(metal).train()\n",
+            "fork, then train(): train() wraps plain tensors only (a reviewer's try)",
+            "raised:AlreadyAutodiffError",
+        ),
+    ],
+    "ex-07-sgd": [
+        Answer(
+            "start = model = initialized(flex.autodiff()).fork(metal)\n"
+            "optim = AdamConfig().init()\n"
+            "losses, grad_counts = [], []\n"
+            "for step in range(5):\n"
+            "    loss = MseLoss().forward(model.forward(x), y, Reduction.MEAN)\n"
+            "    losses.append(loss.into_scalar())\n"
+            "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
+            "    grad_counts.append(len(grads))\n"
+            "    model = optim.step(1e-1, model, grads)\n",
+            "trains with Adam, where the exercise asks for SGD",
+            "failed:adam",
+        ),
+        Answer(
+            "start = model = LinearConfig(4, 1).init(metal)\n"
+            "optim = SgdConfig().init()\n"
+            "losses, grad_counts = [], []\n"
+            "for step in range(5):\n"
+            "    loss = MseLoss().forward(model.forward(x), y, Reduction.MEAN)\n"
+            "    losses.append(loss.into_scalar())\n"
+            "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
+            "    grad_counts.append(len(grads))\n"
+            "    model = optim.step(1e-1, model, grads)\n",
+            "builds the model on metal directly instead of forking an initialized flex.autodiff "
+            "model",
+            "failed:forked_start",
+        ),
+        Answer(
+            "start = model = initialized(flex.autodiff()).fork(metal)\n"
+            "optim = SgdConfig().init()\n"
+            "losses, grad_counts = [], []\n"
+            "for step in range(5):\n"
+            "    loss = MseLoss().forward(model.forward(x), y, Reduction.MEAN)\n"
+            "    losses.append(loss.into_scalar())\n"
+            "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
+            "    grad_counts.append(len(grads))\n"
+            "    model = optim.step(1e-2, model, grads)\n",
+            "SGD, but with learning rate 0.01 instead of 0.1",
+            "failed:sgd",
+        ),
+        Answer(
+            "start = model = initialized(flex.autodiff()).fork(metal)\n"
+            "optim = SgdConfig().init()\n"
+            "losses, grad_counts = [], []\n"
+            "for step in range(5):\n"
+            "    loss = MseLoss().forward(model.forward(x), y, Reduction.MEAN)\n"
+            "    losses.append(loss)\n"
+            "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
+            "    grad_counts.append(len(grads))\n"
+            "    model = optim.step(1e-1, model, grads)\n",
+            "records the loss tensors, not their values (a reviewer's try)",
+            "failed:numbers",
+        ),
+        Answer(
+            "start = model = initialized(flex.autodiff()).fork(metal)\n"
+            "optim = SgdConfig().init()\n"
+            "losses, grad_counts = [], []\n"
+            "for step in range(5):\n"
+            "    loss = MseLoss().forward(model.forward(x), y, Reduction.MEAN)\n"
+            "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
+            "    model = optim.step(1e-1, model, grads)\n"
+            "    losses.append(MseLoss().forward(model.forward(x), y, Reduction.MEAN).into_scalar())\n"
+            "    grad_counts.append(len(grads))\n",
+            "records the loss after each step instead of the step's own (a reviewer's try)",
+            "failed:sgd",
+        ),
+    ],
+    "ex-07-guard": [
+        Answer(
+            "def guarded_train(model, steps):\n"
+            "    optim, losses = AdamConfig().init(), []\n"
+            "    for step in range(steps):\n"
+            "        loss = MseLoss().forward(model.forward(x), y, Reduction.MEAN)\n"
+            "        losses.append(loss.into_scalar())\n"
+            "        grads = GradientsParams.from_grads(loss.backward(), model)\n"
+            "        model = optim.step(1e-1, model, grads)\n"
+            "    return losses\n",
+            "no guard at all: a to_device model runs step 0 with no gradients and crashes at step "
+            "1",
+            "failed:tape",
+        ),
+        Answer(
+            "from mlx_autodiff.guard import TrainingGuard\n"
+            "\n"
+            "def guarded_train(model, steps):\n"
+            "    optim, losses = AdamConfig().init(), []\n"
+            "    for step in range(steps):\n"
+            "        loss = MseLoss().forward(model.forward(x), y, Reduction.MEAN)\n"
+            "        losses.append(loss.into_scalar())\n"
+            "        if step == 0:  # a warm-up step, unguarded\n"
+            "            grads = GradientsParams.from_grads(loss.backward(), model)\n"
+            "        else:\n"
+            "            grads = TrainingGuard(model).backward(step, loss, model)\n"
+            "        model = optim.step(1e-1, model, grads)\n"
+            "    return losses\n",
+            "guards from step 1 only: step 0 reaches the optimizer before the guard looks",
+            "failed:stepped",
+        ),
+        Answer(
+            "from mlx_autodiff.guard import TrainingGuard\n"
+            "\n"
+            "def guarded_train(model, steps):\n"
+            "    guard, optim, losses = TrainingGuard(model), SgdConfig().init(), []\n"
+            "    for step in range(steps):\n"
+            "        loss = MseLoss().forward(model.forward(x), y, Reduction.MEAN)\n"
+            "        losses.append(loss.into_scalar())\n"
+            "        grads = guard.backward(step, loss, model)\n"
+            "        model = optim.step(1e-1, model, grads)\n"
+            "    return losses\n",
+            "guarded, but with SGD instead of the chapter's Adam",
+            "failed:adam",
+        ),
+        Answer(
+            "from mlx_autodiff.guard import TrainingGuard, assert_trainable\n"
+            "\n"
+            "def guarded_train(model, steps):\n"
+            "    assert_trainable(model)\n"
+            "    optim, losses = AdamConfig().init(), []\n"
+            "    for step in range(steps):\n"
+            "        loss = MseLoss().forward(model.forward(x), y, Reduction.MEAN)\n"
+            "        losses.append(loss.into_scalar())\n"
+            "        grads = GradientsParams.from_grads(loss.backward(), model)\n"
+            "        model = optim.step(1e-1, model, grads)\n"
+            "    return losses\n",
+            "checks the flags once with the guard module, but does not collect the gradients "
+            "through TrainingGuard",
+            "failed:through_guard",
+        ),
+        Answer(
+            "from mlx_autodiff.guard import MissingGradientsError\n"
+            "\n"
+            "def guarded_train(model, steps):\n"
+            "    optim, losses = AdamConfig().init(), []\n"
+            "    for step in range(steps):\n"
+            "        loss = MseLoss().forward(model.forward(x), y, Reduction.MEAN)\n"
+            "        losses.append(loss.into_scalar())\n"
+            "        grads = GradientsParams.from_grads(loss.backward(), model)\n"
+            "        if len(grads) != len(model.params()):\n"
+            "            raise MissingGradientsError('missing gradients')\n"
+            "        model = optim.step(1e-1, model, grads)\n"
+            "    return losses\n",
+            "its own check raising the guard's error, not TrainingGuard",
+            "failed:through_guard",
+        ),
+        Answer(
+            "from mlx_autodiff.guard import TrainingGuard\n"
+            "\n"
+            "def guarded_train(model, steps):\n"
+            "    guard, optim, losses = TrainingGuard(model), AdamConfig().init(), []\n"
+            "    for step in range(steps):\n"
+            "        loss = MseLoss().forward(model.forward(x), y, Reduction.MEAN)\n"
+            "        losses.append(loss)\n"
+            "        grads = guard.backward(step, loss, model)\n"
+            "        model = optim.step(1e-1, model, grads)\n"
+            "    return losses\n",
+            "returns the loss tensors (a reviewer's try)",
+            "failed:losses",
+        ),
+        Answer(
+            "from mlx_autodiff.guard import TrainingGuard\n"
+            "\n"
+            "def guarded_train(model, steps):\n"
+            "    guard, optim, losses = TrainingGuard(model, check_flags=False), AdamConfig().init(), []\n"
+            "    for step in range(steps):\n"
+            "        loss = MseLoss().forward(model.forward(x), y, Reduction.MEAN)\n"
+            "        losses.append(loss.into_scalar())\n"
+            "        grads = GradientsParams.from_grads(loss.backward(), model)\n"
+            "        model = optim.step(1e-1, model, grads)\n"
+            "    return losses\n",
+            "makes a guard but collects the gradients without it (a reviewer's try)",
+            "failed:tape",
+        ),
+    ],
+    "ex-08-eighth-method": [
+        Answer(
+            "from bookkit.runs.scenarios import Scenario\n"
+            "\n"
+            "eighth = Scenario('again', 'to_device', 'flex.autodiff', True, ('to_device',))\n",
+            "the article's ad-to_device: 0 gradients at step 0, then the tape-consumed error",
+            "failed:trains",
+        ),
+        Answer(
+            "from bookkit.runs.scenarios import Scenario\n"
+            "\n"
+            "eighth = Scenario('lazy', 'lazy -> to_device', 'flex.autodiff', False, ('to_device',))\n",
+            "trains, but from a model nobody read: the exercise asks for an initialized one",
+            "failed:initialized",
+        ),
+        Answer(
+            "from bookkit.runs.scenarios import Scenario\n"
+            "\n"
+            "eighth = Scenario('both', 'to_device then fork', 'flex.autodiff',"
+            " True, ('to_device', 'fork'))\n",
+            "uses fork after to_device, which the exercise rules out (and it does not train)",
+            "failed:no_fork",
+        ),
+        Answer(
+            "from bookkit.runs.scenarios import Scenario\n"
+            "\n"
+            "eighth = Scenario('tt', 'to_device -> train()', 'flex.autodiff', True, ('to_device',"
+            " 'train'))\n",
+            "train() right after to_device of an autodiff model (a reviewer's try)",
+            "failed:trains",
+        ),
+        Answer(
+            "from bookkit.runs.scenarios import Scenario\n"
+            "\n"
+            "eighth = Scenario('plain', 'plain -> to_device.train()', 'flex', True, ('to_device',"
+            " 'train'))\n",
+            "starts from a plain model, not an autodiff one (a reviewer's try)",
+            "failed:initialized",
+        ),
+    ],
+    "ex-09-plain-to-leaf": [
+        Answer(
+            "trainable = p.to_device(metal).require_grad()\n",
+            "to_device keeps a plain tensor plain, and require_grad() does nothing on it (the "
+            "issue's example)",
+            "failed:plain",
+        ),
+        Answer(
+            "trainable = Tensor.from_inner(p).require_grad()\n",
+            "a Grad leaf, but on flex.autodiff: it was never moved to metal",
+            "failed:on_metal",
+        ),
+        Answer(
+            "trainable = Tensor.random([4, 1], Distribution.uniform(-1.0, 1.0), metal).require_grad()\n",
+            "a Grad leaf on metal, but new values instead of p's",
+            "failed:values",
+        ),
+        Answer(
+            "trainable = p.to_device(metal.inner())\n",
+            "moved, still plain (a reviewer's try)",
+            "failed:plain",
+        ),
+    ],
+    "ex-09-predict-kind": [
+        Answer(
+            "def kind_after_to_device(model):\n"
+            "    return 'plain' if model.weight.val().node is None else 'node'\n",
+            "reads the weight to look at its node, which builds a lazy parameter where it is",
+            "failed:reads",
+        ),
+        Answer(
+            "def kind_after_to_device(model):\n"
+            "    if not model.weight.is_initialized():\n"
+            "        return 'lazy'\n"
+            "    return 'node' if model.weight.is_require_grad() else 'plain'\n",
+            "takes 'does not require grad' for 'plain': an untracked autodiff tensor still gets a "
+            "to_device node",
+            "failed:kind",
+        ),
+        Answer(
+            "_answers = iter(['node', 'node', 'plain', 'lazy'])\n"
+            "\n"
+            "def kind_after_to_device(model):\n"
+            "    return next(_answers)\n",
+            "answers from a fixed sequence, the order the cases used to be asked in",
+            "failed:kind|raised_in_check:StopIteration",
+            on_the_page=True,
+        ),
+        Answer(
+            "import itertools\n"
+            "\n"
+            "_answers = itertools.cycle(['node', 'node', 'plain', 'lazy'])\n"
+            "\n"
+            "def kind_after_to_device(model):\n"
+            "    return next(_answers)\n",
+            "answers from a fixed sequence, again and again",
+            "failed:kind",
+        ),
+        Answer(
+            "def kind_after_to_device(model):\n"
+            "    return 'node' if model.weight.device.is_autodiff else 'plain'\n",
+            "forgets the lazy parameters (a reviewer's try)",
+            "failed:kind",
+        ),
+        Answer(
+            "def kind_after_to_device(model):\n"
+            "    weight = model.weight\n"
+            "    if not weight.is_initialized():\n"
+            "        return 'lazy'\n"
+            "    return 'node' if weight.lazy_is_require_grad() else 'plain'\n",
+            "the stored flag taken for the kind (a reviewer's try)",
+            "failed:kind",
+        ),
+    ],
+    "ex-10-plain-fork": [
+        Answer(
+            "model = plain_model.fork(metal)\n",
+            "the failing plain-fork itself: the parameters stay plain",
+            "failed:plain",
+        ),
+        Answer(
+            "model = plain_model.train()\n",
+            "trainable, but left on flex",
+            "failed:on_metal",
+        ),
+        Answer(
+            "model = initialized(metal)\n",
+            "a new trainable model on metal, with new weights instead of plain_model's",
+            "failed:values",
+        ),
+        Answer(
+            "model = plain_model.to_device(metal)\n",
+            "moved, still plain (a reviewer's try)",
+            "failed:plain",
+        ),
+        Answer(
+            "model = plain_model.train()\n"
+            "model = model.to_device(metal)\n",
+            "trainable, then moved with to_device: op outputs (a reviewer's try)",
+            "failed:grad_leaf",
+        ),
+    ],
+    "ex-10-relocate": [
+        Answer(
+            "def relocate(model, device):\n"
+            "    return model.fork(device)\n",
+            "fork is right for autodiff models only: a plain model stays plain",
+            "failed:on_device",
+        ),
+        Answer(
+            "def relocate(model, device):\n"
+            "    plain = any(p.val().node is None for p in model.params())\n"
+            "    return model.to_device(device).train() if plain else model.fork(device)\n",
+            "reads every parameter to find out, which builds a lazy one where it is",
+            "failed:reads",
+        ),
+        Answer(
+            "def relocate(model, device):\n"
+            "    return model.to_device(device).train()\n",
+            "train() is for plain models only: on an autodiff one it raises",
+            "raised_in_check:AlreadyAutodiffError",
+        ),
+        Answer(
+            "def relocate(model, device):\n"
+            "    plain = any(p.is_initialized() and p.val().node is None for p in model.params())\n"
+            "    return model.to_device(metal).train() if plain else model.fork(metal)\n",
+            "always moves to metal, whatever device it is given",
+            "failed:on_device",
+        ),
+        Answer(
+            "def relocate(model, device):\n"
+            "    if any(p.is_require_grad() for p in model.params()):\n"
+            "        return model.fork(device)\n"
+            "    return model.to_device(device).train()\n",
+            "is_require_grad() reads a lazy parameter (a reviewer's try)",
+            "failed:reads",
+        ),
+        Answer(
+            "def relocate(model, device):\n"
+            "    plain = any(p.is_initialized() and p.val().node is None for p in model.params())\n"
+            "    return model.train().fork(device) if plain else model.to_device(device)\n",
+            "to_device for autodiff models (a reviewer's try)",
+            "failed:grad_leaf",
+        ),
+    ],
+    "ex-11-half-and-half": [
+        Answer(
+            "class Halves(Module):\n"
+            "    def __init__(self):\n"
+            "        self.near = LinearConfig(4, 3).init(flex.autodiff())\n"
+            "        self.far = LinearConfig(3, 1).init(metal)\n"
+            "\n"
+            "    def forward(self, x):\n"
+            "        return self.far.forward(self.near.forward(x).to_device(metal))\n"
+            "\n"
+            "halves = Halves()\n",
+            "the chapter's Split, Linear(4, 3) and Linear(3, 1), not the sizes the exercise asks "
+            "for",
+            "failed:layers",
+        ),
+        Answer(
+            "class Halves(Module):\n"
+            "    def __init__(self):\n"
+            "        self.near = LinearConfig(4, 2).init(metal)\n"
+            "        self.far = LinearConfig(2, 1).init(metal)\n"
+            "\n"
+            "    def forward(self, x):\n"
+            "        return self.far.forward(self.near.forward(x.to_device(metal)))\n"
+            "\n"
+            "halves = Halves()\n",
+            "moves the input instead and keeps both layers on metal: nothing is on flex",
+            "failed:layers",
+        ),
+        Answer(
+            "class Halves(Module):\n"
+            "    def __init__(self):\n"
+            "        self.near = LinearConfig(4, 2).init(flex.autodiff())\n"
+            "        self.far = LinearConfig(2, 1).init(metal)\n"
+            "\n"
+            "    def forward(self, x):\n"
+            "        return self.far.forward(Tensor.from_data(self.near.forward(x).array, metal))\n"
+            "\n"
+            "halves = Halves()\n",
+            "copies the hidden values to metal instead of moving them with to_device: the graph is "
+            "cut there",
+            "failed:to_device",
+        ),
+        Answer(
+            "class Halves(Module):\n"
+            "    def __init__(self):\n"
+            "        self.near = LinearConfig(4, 2).init(flex.autodiff())\n"
+            "        self.far = LinearConfig(2, 1).init(metal)\n"
+            "\n"
+            "    def forward(self, x):\n"
+            "        hidden = self.near.forward(x)\n"
+            "        return self.far.forward(Tensor.from_inner(hidden.inner().to_device(metal.inner())))\n"
+            "\n"
+            "halves = Halves()\n",
+            "moves a plain copy of the hidden values: the graph is cut (a reviewer's try)",
+            "failed:gradients",
+        ),
+        Answer(
+            "class Halves(Module):\n"
+            "    def __init__(self):\n"
+            "        self.near = LinearConfig(4, 2).init(metal)\n"
+            "        self.far = LinearConfig(2, 1).init(flex.autodiff())\n"
+            "\n"
+            "    def forward(self, x):\n"
+            "        hidden = self.near.forward(x.to_device(metal)).to_device(flex.autodiff())\n"
+            "        return self.far.forward(hidden).to_device(metal)\n"
+            "\n"
+            "halves = Halves()\n",
+            "the layers on the other devices (a reviewer's try)",
+            "failed:layers",
+        ),
+    ],
+    "ex-12-step0-guard": [
+        Answer(
+            "from mlx_autodiff.guard import TrainingGuard\n"
+            "\n"
+            "def guarded_backward(loss, model):\n"
+            "    return TrainingGuard(model, check_flags=False).backward(0, loss, model)\n",
+            "built on mlx_autodiff.guard.TrainingGuard, which the exercise forbids (the issue's "
+            "example)",
+            "failed:no_guard",
+        ),
+        Answer(
+            "def guarded_backward(loss, model):\n"
+            "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
+            "    if len(grads) != model.num_params():\n"
+            "        raise RuntimeError(f'{len(grads)} gradients for {model.num_params()} parameters')\n"
+            "    return grads\n",
+            "compares with num_params(), which counts numbers (5 for Linear(4, 1)), not parameter "
+            "tensors",
+            "failed:raised_good",
+        ),
+        Answer(
+            "def guarded_backward(loss, model):\n"
+            "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
+            "    if len(grads) == 0:\n"
+            "        raise RuntimeError(f'0 gradients for {model.num_param_tensors()} parameters')\n"
+            "    return grads\n",
+            "stops only when no gradient at all arrives: one missing of two goes through",
+            "failed:let_through",
+        ),
+        Answer(
+            "def guarded_backward(loss, model):\n"
+            "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
+            "    if len(grads) != model.num_param_tensors():\n"
+            "        raise RuntimeError('the model was moved with to_device: use fork')\n"
+            "    return grads\n",
+            "a message that guesses the cause but does not say what is wrong (the counts)",
+            "failed:counts",
+        ),
+        Answer(
+            "def guarded_backward(loss, model):\n"
+            "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
+            "    if len(grads) != model.num_param_tensors():\n"
+            "        raise RuntimeError('got 0 gradients, expected 2')\n"
+            "    return grads\n",
+            "the right check, but a message with the counts of one case typed in, not the real "
+            "ones",
+            "failed:counts",
+        ),
+        Answer(
+            "import mlx_autodiff.guard as guard\n"
+            "\n"
+            "def guarded_backward(loss, model):\n"
+            "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
+            "    guard.TrainingGuard(model, check_flags=False).check_gradients(0, grads, model)\n"
+            "    return grads\n",
+            "the guard module again, reached through a module alias",
+            "failed:no_guard",
+        ),
+        Answer(
+            "def guarded_backward(loss, model):\n"
+            "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
+            "    expected = 2\n"
+            "    if len(grads) != expected:\n"
+            "        raise RuntimeError(f'{len(grads)} gradients, expected {expected}')\n"
+            "    return grads\n",
+            "the expected count typed in: right only for models with two parameter tensors",
+            "failed:raised_good",
+            on_the_page=True,
+        ),
+        Answer(
+            "def guarded_backward(loss, model):\n"
+            "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
+            "    if len(grads) < 2:\n"
+            "        raise RuntimeError(f'only {len(grads)} gradients, expected"
+            " {model.num_param_tensors()}')\n"
+            "    return grads\n",
+            "stops below two gradients, whatever the model has",
+            "failed:.*",
+            on_the_page=True,
+        ),
+        Answer(
+            "def guarded_backward(loss, model):\n"
+            "    guard = globals()['Training' + 'Guard'](model, check_flags=False)\n"
+            "    return guard.backward(0, loss, model)\n",
+            "TrainingGuard, reached through globals() and a name built at run time",
+            "failed:no_guard",
+            on_the_page=True,
+        ),
+        Answer(
+            "def guarded_backward(loss, model):\n"
+            "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
+            "    if len(grads) != model.num_param_tensors():\n"
+            "        raise RuntimeError(f'only {len(grads)} gradients')\n"
+            "    return grads\n",
+            "says the count it got, not the one it expected (a reviewer's try)",
+            "failed:counts",
+        ),
+    ],
+    "ex-13-predict": [
+        Answer(
+            "def predict(model):\n"
+            "    from mlx_autodiff import Device, Distribution,"
+            " GradientsParams, MseLoss, Reduction, Tensor\n"
+            "    metal = Device.metal().autodiff()\n"
+            "    x = Tensor.random([8, 4], Distribution.uniform(-1.0, 1.0), metal)\n"
+            "    try:\n"
+            "        loss = MseLoss().forward(model.forward(x), x.sum_dim(dim=1), Reduction.MEAN)\n"
+            "        grads = GradientsParams.from_grads(loss.backward(), model)\n"
+            "    except Exception:\n"
+            "        return 'crash-at-step-0'\n"
+            "    return 'trains' if len(grads) else 'silent-then-crash'\n",
+            "does not predict: it runs a training step and looks at what happens",
+            "failed:no_training",
+        ),
+        Answer(
+            "def predict(model):\n"
+            "    if all(param.is_require_grad() for param in model.params()):\n"
+            "        return 'trains'\n"
+            "    return 'crash-at-step-0'\n",
+            "every parameter that is not a Grad leaf taken for plain: a to_device output is "
+            "tracked",
+            "failed:outcome",
+        ),
+        Answer(
+            "def predict(model):\n"
+            "    if all(param.lazy_is_require_grad() for param in model.params()):\n"
+            "        return 'trains'\n"
+            "    return 'crash-at-step-0'\n",
+            "reads the stored flag, which stays set through to_device: the flag is not the "
+            "tensor's kind",
+            "failed:outcome",
+        ),
+        Answer(
+            "def predict(model):\n"
+            "    if all(p.is_require_grad() for p in model.params()):\n"
+            "        return 'trains'\n"
+            "    return 'silent-then-crash'\n",
+            "no plain case (a reviewer's try)",
+            "failed:outcome",
+        ),
+        Answer(
+            "def predict(model):\n"
+            "    tensors = [param.val() for param in model.params()]\n"
+            "    if any(t.node is None for t in tensors):\n"
+            "        return 'crash-at-step-0'\n"
+            "    return 'trains'\n",
+            "no to_device case (a reviewer's try)",
+            "failed:outcome",
+        ),
+    ],
+}
+
+TAMPERING: dict[str, list[Answer]] = {
+    "ex-03-repair": [
+        Answer(
+            "from mlx_autodiff import Tensor\n"
+            "\n"
+            "Tensor.is_require_grad = lambda self: True\n"
+            "repaired = moved.weight.val()\n",
+            "makes every tensor say it is a Grad leaf",
+            "refused",
+            found="Tensor.is_require_grad",
+            on_the_page=True,
+        ),
+    ],
+    "ex-10-plain-fork": [
+        Answer(
+            "get_ipython().set_custom_exc((Exception,), lambda *args, **kwargs: None)\n"
+            "model = plain_model.fork(metal)\n",
+            "an IPython handler that would swallow every failing check",
+            "refused",
+            found="set_custom_exc",
+            on_the_page=True,
+        ),
+        Answer(
+            "get_ipython().input_transformers_cleanup.append(lambda lines: ['pass\\n'])\n"
+            "model = plain_model.fork(metal)\n",
+            "an IPython transformer that would turn every later cell, the checks too, into `pass`",
+            "refused",
+            found="input_transformers_cleanup",
+            on_the_page=True,
+        ),
+    ],
+    "ex-09-plain-to-leaf": [
+        Answer(
+            "import builtins\n"
+            "\n"
+            "builtins.isinstance = lambda *args: True\n"
+            "trainable = p.to_device(metal)\n",
+            "every isinstance true",
+            "refused",
+            found="builtins",
+        ),
+        Answer(
+            "mx.array_equal = lambda *args, **kwargs: mx.array(True)\n"
+            "trainable = Tensor.random([4, 1], Distribution.uniform(-1.0, 1.0), metal).require_grad()\n",
+            "every array equal",
+            "refused",
+            found="mlx.core.array_equal",
+        ),
+    ],
+    "ex-06-fork-by-hand": [
+        Answer(
+            "from mlx_autodiff import Tensor\n"
+            "\n"
+            "def fork_tensor(tensor, device):\n"
+            "    original = Tensor.is_require_grad\n"
+            "    Tensor.is_require_grad = lambda self: True\n"
+            "    try:\n"
+            "        return tensor.to_device(device)\n"
+            "    finally:\n"
+            "        Tensor.is_require_grad = original\n",
+            "patches a method while its function runs and puts it back before the check looks: the check "
+            "meets the engine as it is, and the answer fails on its own",
+            "failed:.*",
+        ),
+    ],
+    "ex-13-predict": [
+        Answer(
+            "from bookkit.runs.scenarios import COMBINATIONS, EXTRA_SCENARIOS, SCENARIOS\n"
+            "\n"
+            "for table in (SCENARIOS, EXTRA_SCENARIOS, COMBINATIONS):\n"
+            "    table.clear()\n"
+            "\n"
+            "def predict(model):\n"
+            "    return 'trains'\n",
+            "empties the tables the check takes its cases from",
+            "refused",
+            found="SCENARIOS",
+        ),
+    ],
+    "ex-01-is-lazy": [
+        Answer(
+            "import sys\n"
+            "\n"
+            "sys.settrace(lambda *args: None)\n"
+            "\n"
+            "def untouched(model):\n"
+            "    return []\n",
+            "a tracer that could follow the checks",
+            "refused",
+            found="sys.settrace",
+        ),
+    ],
+    "ex-05-predict-node": [
+        Answer(
+            "import sys\n"
+            "\n"
+            "def predict_failing_node(model):\n"
+            "    checks = sys._getframe(1).f_locals\n"
+            "    return 0\n",
+            "reads the check's own frame",
+            "refused",
+            found="sys._getframe",
+        ),
+        Answer(
+            "import gc\n"
+            "\n"
+            "def predict_failing_node(model):\n"
+            "    gc.get_referrers(model)\n"
+            "    return 0\n",
+            "walks the garbage collector to reach what refers to the model",
+            "refused",
+            found="gc.get_referrers",
+        ),
+    ],
+    "ex-02-one-call": [
+        Answer(
+            "import sys\n"
+            "\n"
+            "sys.modules['mlx_autodiff'].Module = object\n"
+            "\n"
+            "def place(model, device):\n"
+            "    return model\n",
+            "replaces a class the check imports",
+            "refused",
+            found="mlx_autodiff.Module",
+        ),
+    ],
+    "ex-07-sgd": [
+        Answer(
+            "import os\n"
+            "\n"
+            "os._exit(0)\n",
+            "ends the grading process before the checks",
+            "ended",
+        ),
+        Answer(
+            "import sys\n"
+            "\n"
+            "sys.exit(0)\n",
+            "sys.exit before the checks",
+            "raised:SystemExit",
+        ),
+        Answer(
+            "import os\n"
+            "\n"
+            "os.write(1, b'PASS\\n')\n"
+            "os.write(2, b'PASS\\n')\n"
+            "start = losses = grad_counts = None\n",
+            "prints a verdict of its own",
+            "failed:.*",
+        ),
+    ],
+}
+
+RIGHT: dict[str, list[Answer]] = {
+    "ex-11-half-and-half": [
+        Answer(
+            "class Halves(Module):\n"
+            "    def __init__(self):\n"
+            "        self.layers = [LinearConfig(4, 2).init(flex.autodiff()),"
+            " LinearConfig(2, 1).init(metal)]\n"
+            "\n"
+            "    def forward(self, x):\n"
+            "        near, far = self.layers\n"
+            "        return far.forward(near.forward(x).to_device(metal))\n"
+            "\n"
+            "halves = Halves()\n",
+            "the two layers kept in a list (Burn: a Vec of modules), which Module walks like "
+            "attributes",
+        ),
+    ],
+    "ex-09-plain-to-leaf": [
+        Answer(
+            "trainable = Tensor.from_data(p.array, metal).require_grad()\n",
+            "p's values copied into a new tensor on metal.autodiff, made a Grad leaf",
+        ),
+        Answer(
+            "trainable = Tensor.from_inner(p).to_device(metal).require_grad()\n",
+            "wrapped, then moved: the move is an op's output",
+        ),
+    ],
+    "ex-02-one-call": [
+        Answer(
+            "def place(model, device):\n"
+            "    return model.valid().to_device(device).train()\n",
+            "a plain copy moved and made trainable again: the same ParamIds and values, Grad "
+            "leaves",
+        ),
+    ],
+    "ex-03-source-leaf": [
+        Answer(
+            "def source_leaf(param):\n"
+            "    node = param.val().node\n"
+            "    while node.parents:\n"
+            "        (node,) = node.parents\n"
+            "    return node\n",
+            "follows every parent, not only to_device's: right for these models, so it must pass",
+        ),
+        Answer(
+            "def source_leaf(param):\n"
+            "    node = param.val().node\n"
+            "    while node.op == 'to_device':\n"
+            "        node = node.parents[-1]\n"
+            "    return node.parents[0] if node.parents else node\n",
+            "one step too far for a leaf with parents",
+        ),
+    ],
+    "ex-04-smoke-test": [
+        Answer(
+            "def no_effect(model, x, y):\n"
+            "    loss = MseLoss().forward(model.forward(x), y, Reduction.MEAN)\n"
+            "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
+            "    after = AdamConfig().init().step(1e-1, model, grads)\n"
+            "    return after, [name for name, p in model.named_params() if not p.is_require_grad()]\n",
+            "names the parameters that are not Grad leaves: right for these models, so it must "
+            "pass",
+        ),
+    ],
+    "ex-10-relocate": [
+        Answer(
+            "def relocate(model, device):\n"
+            "    plain = all(p.is_initialized() and p.val().node is None for p in model.params())\n"
+            "    return model.to_device(device).train() if plain else model.fork(device)\n",
+            "`all` where one plain parameter is enough, with is_initialized() first: right for "
+            "these models, so it must pass",
+        ),
+    ],
+    "ex-12-step0-guard": [
+        Answer(
+            "def guarded_backward(loss, model):\n"
+            "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
+            "    expected = model.num_param_tensors()\n"
+            "    if len(grads) != expected:\n"
+            "        raise RuntimeError(f'只拿到{len(grads)}个梯度，应有{expected}个')\n"
+            "    return grads\n",
+            "right, with a Chinese message: Han characters around the numbers have no word "
+            "boundary, so it must pass",
+        ),
+        Answer(
+            "def guarded_backward(loss, model):\n"
+            "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
+            "    if not all(p.is_require_grad() for p in model.params()):\n"
+            "        raise RuntimeError(f'{len(grads)} of {model.num_param_tensors()} gradients')\n"
+            "    return grads\n",
+            "checks the flags, not the count: right here, so it it passes",
+        ),
+    ],
+}

@@ -1,0 +1,602 @@
+"""Live mode as a learner who tries to break it meets it: nothing misjudges them or loses their work.
+
+Each test replays the steps of issue 41's learner on a page that `make live`'s servers serve (the
+helpers of tests/site/test_live.py), in both editions where the words differ, and checks what the page
+says and keeps: the notebook "Download my notebook" gives, what a check cell or a stale output
+shows, the cause a status names, an edit that breaks a cell the page hides, two tabs of one
+chapter, the Tab key in an editor, a new tab, Interrupt and Restart, the live bar's size, the
+console, a closed tab's kernel, a kernel that never answers. Screenshots land in
+`_build/screenshots/live-learner-*.png` (both widths, the dark theme, the keyboard's focus).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import signal
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import nbformat
+import pytest
+from book_outputs import HTML, ROOT, SITE, book_build  # noqa: F401 (book_build is a fixture)
+from browser_pages import show_dark, violations
+from test_live import READY_S, LivePage, MakeLive, kernel_action, kernels, live_pages, wait_until_done
+
+from bookkit.words import words
+from bookkit.workbook import chapters, exercises
+
+pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("book_build")]
+
+CHAPTER = "book/04-step-0.html"
+EDITIONS = ["en", "zh_CN"]
+FIRST = "model = LinearConfig(4, 1)"
+CHECK = "from mlx_autodiff import Module"  # the check of ex-04-smoke-test, which only the grader runs
+LAST = "loss_again = "  # the chapter's last cell the reader can run, below every hidden one
+ANSWER = '.live-answer[data-exercise="ex-04-smoke-test"]'
+HAN = re.compile(r"[\u4e00-\u9fff]")
+
+
+@pytest.fixture(scope="module")
+def live() -> Iterator[MakeLive]:
+    servers = MakeLive()
+    yield servers
+    servers.stop()
+
+
+@pytest.fixture
+def open_page(browser) -> Iterator:
+    yield from live_pages(browser)
+
+
+def chapter_url(live: MakeLive, edition: str, path: str = CHAPTER) -> str:
+    return live.page_url(path).replace("/en/", f"/{edition}/")
+
+
+def note(opened: LivePage, cell: int | str) -> str:
+    selector = f".live-cell-{cell}" if isinstance(cell, int) else cell
+    return opened.page.locator(f"{selector} .live-note").inner_text()
+
+
+def run_and_wait(opened: LivePage, cell: int) -> str:
+    """Run a cell with its own button and return its note once it says the run ended."""
+    opened.cell(cell).locator(".live-controls").get_by_role(
+        "button", name=opened.words["runCell"], exact=True).click()
+    wait_until_done(opened, cell)
+    text = note(opened, cell)
+    opened.page.evaluate(f"delete document.querySelector('.live-cell-{cell} .live-note').dataset.state")
+    return text
+
+
+# ----- 1. the notebook the reader downloads -------------------------------------------------------
+
+
+def book_solutions(name: str) -> list[str]:
+    """The code of every solution cell of chapter `name`."""
+    chapter = next(chapter for chapter in chapters(ROOT) if chapter.name == name)
+    notebook = chapter.read()
+    return [notebook.cells[i].source.strip() for ex in exercises(notebook, name) for i in ex.solution_cells]
+
+
+@pytest.mark.parametrize("edition", EDITIONS)
+def test_download_my_notebook_is_the_readers_own_in_the_pages_language(live, open_page, tmp_path,
+                                                                         edition: str) -> None:
+    opened = open_page(chapter_url(live, edition))
+    first = opened.cell_index(FIRST)
+    opened.go_live()
+    data = opened.data()
+    opened.set_code(first, "x = 41 + 1")
+    opened.set_code(ANSWER, "my_answer = 1")
+    with opened.page.expect_download() as download:
+        opened.page.get_by_role("button", name=opened.words["download"]).click()
+    path = tmp_path / download.value.suggested_filename
+    download.value.save_as(path)
+    assert path.name == "04-step-0-mine.ipynb"
+    mine = nbformat.read(path, as_version=4)
+    nbformat.validate(mine)
+    # the page's exercise notebook (`mlx-autodiff-exercises get --language`), with the reader's code in it
+    given = nbformat.read(SITE / edition / "exercises" / "04-step-0.ipynb", as_version=4)
+    code = [cell.source.strip() for cell in mine.cells if cell.cell_type == "code"]
+    leaked = [solution for solution in book_solutions("04-step-0") if solution in code]
+    assert not leaked, f"the book's solutions are in the reader's notebook: {leaked}"
+    answers = [cell for cell in mine.cells if cell.metadata.get("exercise") == "ex-04-smoke-test"
+               and "check" not in cell.metadata.get("tags", [])]
+    assert [cell.source for cell in answers] == ["my_answer = 1"]
+    edited = next(entry["nb"] for entry in data["cells"] if entry["index"] == first)
+    assert [cell.source for cell in mine.cells if cell.id == edited] == ["x = 41 + 1"]
+    assert [cell.id for cell in mine.cells] == [cell.id for cell in given.cells]
+    untouched = [(cell.id, cell.source) for cell in mine.cells if cell.id != edited and cell not in answers]
+    assert untouched == [(cell.id, cell.source) for cell in given.cells if cell.id != edited
+                         and cell.id not in {answer.id for answer in answers}]
+    prose = "\n".join(cell.source for cell in mine.cells if cell.cell_type == "markdown")
+    for myst in ("{glue", "```{", ":label:", "{exercise}", "{solution"):
+        assert myst not in prose, f"MyST {myst!r} in the reader's notebook"
+    if edition == "zh_CN":
+        paragraphs = [cell.source for cell in mine.cells if cell.cell_type == "markdown"]
+        in_chinese = sum(bool(HAN.search(text)) for text in paragraphs)
+        assert in_chinese > 0.9 * len(paragraphs), "prose left in English"
+    assert not opened.errors, opened.errors
+
+
+def test_a_page_without_exercises_downloads_as_plain_markdown_in_its_language(live, open_page,
+                                                                              tmp_path) -> None:
+    opened = open_page(chapter_url(live, "zh_CN", "book/a1-engine-tour.html"))
+    first = opened.cell_index("flex, metal = Device.flex()")
+    opened.go_live()
+    opened.set_code(first, "flex = 'mine'")
+    with opened.page.expect_download() as download:
+        opened.page.get_by_role("button", name=opened.words["download"]).click()
+    path = tmp_path / download.value.suggested_filename
+    download.value.save_as(path)
+    mine = nbformat.read(path, as_version=4)
+    assert "flex = 'mine'" in [cell.source for cell in mine.cells]
+    prose = [cell.source for cell in mine.cells if cell.cell_type == "markdown"]
+    assert HAN.search(prose[0]) and not any("{glue" in text or "```{" in text for text in prose)
+
+
+# ----- 2. outputs that are not the reader's -------------------------------------------------------
+
+
+def test_check_cells_and_earlier_errors_never_pass_for_the_readers_output(live, open_page) -> None:
+    opened = open_page(live.page_url())
+    check = opened.cell_index(CHECK)
+    last = opened.cell_index(LAST)
+    loss = opened.cell_index("loss = MseLoss()")  # needs `model`, from a visible cell above
+    # the check is the book's code to read: no output a reader could take for a verdict, no editor
+    assert not opened.cell(check).locator(".cell_output").count()
+    opened.go_live()
+    assert not opened.cell(check).locator(".CodeMirror").count()
+    assert not opened.cell(check).locator(".cell_output").count()
+    passed, _, code = opened.check(ANSWER)
+    assert not passed and code == "not_done", code  # the stub: NotImplementedError, so no verdict of "ok"
+
+    assert run_and_wait(opened, loss).startswith("raised NameError")
+    assert opened.click(loss, "runAllAbove").startswith("ran the")
+    stale = opened.cell(loss).locator(".live-stale-note")
+    assert stale.is_visible() and stale.inner_text() == opened.words["staleBeforeAbove"]
+    assert run_and_wait(opened, loss).startswith("ran")
+    assert not stale.is_visible()
+
+    # "ran the N cells above": N is what the page shows, and it says how many it does not
+    said = opened.click(last, "runAllAbove")
+    data = opened.data()
+    above = [entry for entry in data["cells"] if entry["index"] < last and "exercise" not in entry]
+    shown = sum(opened.cell(entry["index"]).locator(".CodeMirror").count() for entry in above)
+    hidden = len(above) - shown
+    assert said.startswith(f"ran the {shown} cells above, and {hidden} cells the page does not show"), said
+    assert not opened.errors, opened.errors
+
+
+# ----- 3. the cause a status names ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("edition", EDITIONS)
+def test_os_exit_in_the_readers_cell_is_named_as_the_cause(live, open_page, edition: str) -> None:
+    opened = open_page(chapter_url(live, edition))
+    first = opened.cell_index(FIRST)
+    opened.go_live()
+    opened.set_code(first, "import os\nos._exit(1)")
+    opened.cell(first).get_by_role("button", name=opened.words["runCell"]).click()
+    opened.wait_for_state("restarted", 60)
+    where = opened.words["cellStarting"].replace("{code}", "import os")
+    said = opened.words["diedInCell"].replace("{where}", where)
+    assert opened.status.inner_text().endswith(said), opened.status.inner_text()
+    assert note(opened, first) == opened.words["unfinished"]
+    assert not opened.errors, opened.errors
+
+
+def test_a_cell_run_after_the_kernel_was_deleted_says_it_did_not_run(live, open_page) -> None:
+    opened = open_page(live.page_url())
+    first = opened.cell_index(FIRST)
+    opened.go_live()
+    assert run_and_wait(opened, first).startswith("ran in")
+    kernel_action(live, opened.kernel_id(), "delete")
+    opened.wait_for_state("disconnected", 10)
+    assert "shut down from outside this page" in opened.status.inner_text()
+    assert run_and_wait(opened, first) == opened.words["notRunLost"]
+    assert not opened.errors, opened.errors
+
+
+def test_a_queued_cell_says_it_waits_and_its_time_is_its_own(live, open_page) -> None:
+    opened = open_page(live.page_url())
+    first = opened.cell_index(FIRST)
+    graph = opened.cell_index("after_backward", whole=True)
+    opened.go_live()
+    opened.set_code(first, "import time\nfor step in range(20):\n"
+                           "    print(step, flush=True)\n    time.sleep(0.1)")
+    opened.set_code(graph, "quick = 6 * 7")
+    opened.cell(first).get_by_role("button", name="Run cell").click()
+    opened.page.wait_for_function(f"() => document.querySelector('.live-cell-{first} .cell_output')"
+                                  ".textContent.includes('3')", timeout=READY_S * 1000)
+    # the loop's output is live, from the code above it: no note says it is from the code before
+    assert not opened.cell(first).locator(".live-stale-note").is_visible()
+    opened.cell(graph).get_by_role("button", name="Run cell").click()
+    assert note(opened, graph) == opened.words["waitingTurn"]
+    wait_until_done(opened, graph)
+    took = int(opened.page.evaluate(f"document.querySelector('.live-cell-{graph} .live-note').dataset.ms"))
+    assert took < 1000, f"the quick cell's time includes its wait: {took} ms"
+    assert not opened.errors, opened.errors
+
+
+def test_a_stopped_server_says_run_make_live_and_offers_no_restart(open_page) -> None:
+    servers = MakeLive()
+    try:
+        opened = open_page(servers.page_url())
+        opened.go_live()
+    finally:
+        servers.stop()
+    opened.wait_for_state("disconnected", 60)
+    opened.page.wait_for_function("() => document.querySelector('.live-status[role=status]').textContent"
+                                  ".includes('make live')", timeout=30_000)
+    assert not opened.page.get_by_role("button", name=opened.words["restart"]).is_visible()
+    assert opened.page.get_by_role("button", name=opened.words["reconnect"]).is_visible()
+    opened.screenshot("learner-server-stopped")
+
+
+# ----- 4. an edit that breaks a cell the page hides -----------------------------------------------
+
+
+@pytest.mark.parametrize("edition", EDITIONS)
+def test_an_edit_that_breaks_a_hidden_cell_names_it_and_offers_to_reset_it(live, open_page,
+                                                                           edition: str) -> None:
+    opened = open_page(chapter_url(live, edition))
+    edited = opened.cell_index("stepped = optim.")  # a hidden cell below it reads `stepped`
+    last = opened.cell_index(LAST)
+    opened.go_live()
+    book = opened.code(edited)
+    opened.set_code(edited, "stepped_later = 1.0")
+    said = opened.click(last, "runAllAbove")
+    stopped = opened.words["stoppedRaised"].replace("{where}", opened.words["hiddenCell"])
+    assert said.startswith(stopped.split("{name}")[0] + "NameError"), said
+    hint = opened.cell(last).locator(".live-hint")
+    culprit = opened.words["cellStarting"].replace("{code}", "stepped_later = 1.0")
+    assert opened.words["brokenBy"].replace("{names}", "stepped").replace("{where}", culprit) in (
+        hint.inner_text())
+    opened.screenshot(f"learner-hidden-cell-{edition}")
+    hint.get_by_role("button", name=opened.words["resetThatCell"]).click()
+    assert opened.code(edited) == book
+    assert opened.page.evaluate(f"!!document.activeElement.closest('.live-cell-{edited}')")
+    opened.page.keyboard.press("Control+z")  # the reader's code is one undo away
+    assert opened.code(edited) == "stepped_later = 1.0"
+    opened.page.keyboard.press("Control+y")
+    assert opened.click(last, "runAllAbove").startswith(("ran the", "已运行"))
+    assert not opened.errors, opened.errors
+
+
+# ----- 5. two tabs of one chapter -----------------------------------------------------------------
+
+
+def test_two_tabs_of_one_chapter_keep_each_others_edits(live, open_page) -> None:
+    one = open_page(live.page_url())
+    first = one.cell_index(FIRST)
+    graph = one.cell_index("after_backward", whole=True)
+    other = open_page(live.page_url(), beside=one)  # Ctrl+click's tab: the same profile, no token of its own
+    one.go_live()
+    other.go_live()
+    mine = one.code(first) + "\n# from tab one"
+    one.set_code(first, mine)
+    one.page.wait_for_timeout(800)
+    theirs = other.code(graph) + "\n# from tab two"
+    other.set_code(graph, theirs)
+    other.page.wait_for_timeout(800)
+    assert other.code(first) == mine, "tab two did not take tab one's edit"
+    one.page.reload()
+    one.wait_for_state("ready")
+    assert [one.code(first), one.code(graph)] == [mine, theirs], "a tab's edit was dropped"
+
+    # the same cell in both: the code typed in a tab is never dropped without a word
+    one.cell(first).locator(".CodeMirror").click()
+    one.page.keyboard.press("Control+End")
+    one.page.keyboard.type("\n# typed in one")
+    one.page.wait_for_timeout(800)
+    other.set_code(first, "# tab two's own")
+    other.page.wait_for_timeout(800)
+    said = one.cell(first).locator(".live-elsewhere")
+    assert said.is_visible() and said.inner_text().startswith(one.words["changedElsewhereMine"])
+    assert one.code(first) == "# tab two's own"
+    said.get_by_role("button", name=one.words["putMineBack"]).click()
+    assert one.code(first) == mine + "\n# typed in one"
+    assert not one.errors and not other.errors, (one.errors, other.errors)
+
+
+# ----- 6. the Tab key in an editor ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize("edition", EDITIONS)
+def test_tab_moves_through_the_page_without_changing_code_and_says_how_to_leave(live, open_page,
+                                                                               edition: str) -> None:
+    opened = open_page(chapter_url(live, edition), 390)
+    first = opened.cell_index(FIRST)
+    opened.page.get_by_role("button", name=opened.words["runLive"]).focus()
+    opened.page.keyboard.press("Enter")
+    opened.wait_for_state("ready")
+    before = opened.page.evaluate(CODES_JS)
+    editors_met = 0
+    for _ in range(60):
+        opened.page.keyboard.press("Tab")
+        if opened.page.evaluate("!!document.activeElement.closest('.CodeMirror')"):
+            editors_met += 1
+            hint = opened.page.locator(".live-keys-hint:visible")
+            assert hint.count() == 1 and hint.inner_text() == opened.words["keysMoving"]
+            if editors_met == 2:
+                show_dark(opened.page)
+                opened.screenshot(f"learner-tab-{edition}")
+    assert editors_met >= 3, "Tab met too few editors"
+    after = opened.page.evaluate(CODES_JS)
+    assert after == before, "moving through the page with Tab changed a cell's code"
+    assert not opened.page.locator(".live-edited").count()
+
+    # once the reader types, Tab indents; Escape, then Tab, leaves (and the line says so)
+    opened.page.locator(f".live-cell-{first} .CodeMirror").click()
+    opened.page.keyboard.press("Control+End")
+    opened.page.keyboard.type("\nif True:\n")
+    opened.page.keyboard.press("Tab")
+    assert opened.code(first).endswith("if True:\n        ") or opened.code(first).endswith("if True:\n    ")
+    hint = opened.cell(first).locator(".live-keys-hint")
+    assert hint.is_visible() and hint.inner_text() == opened.words["keysEditing"]
+    opened.page.keyboard.press("Escape")
+    opened.page.keyboard.press("Tab")
+    assert opened.page.evaluate("document.activeElement.textContent") == opened.words["runCell"]
+    assert not opened.errors, opened.errors
+
+
+# ----- 7. a new tab -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("edition", EDITIONS)
+def test_a_tab_opened_from_a_live_one_connects_and_one_alone_says_what_to_do(live, open_page,
+                                                                            edition: str) -> None:
+    opened = open_page(chapter_url(live, edition))
+    opened.go_live()
+    with opened.context.expect_page() as opening:
+        opened.page.locator("a.right-next").click(modifiers=["Control"])  # the next chapter, in a new tab
+    new = opening.value
+    new.wait_for_load_state()
+    assert "token" not in new.url
+    new.get_by_role("button", name=opened.words["runLive"]).click()
+    new.wait_for_function(f"() => ({STATE_JS})() === 'ready'", timeout=READY_S * 1000)
+    new.close()
+
+    alone = open_page(f"{live.book}/{edition}/{CHAPTER}")  # a copied link in a fresh window: no tab to ask
+    alone.page.get_by_role("button", name=alone.words["runLive"]).click()
+    alone.wait_for_state("disconnected", 10)
+    assert alone.words["noServer"] in alone.status.inner_text()
+    assert "make live" in alone.words["noServer"]
+
+
+CODES_JS = "[...document.querySelectorAll('.CodeMirror')].map(e => e.CodeMirror.getValue())"
+STATE_JS = ("() => { const s = document.querySelector('.live-status[role=status]'); "
+            "return s && s.dataset.state; }")
+
+
+# ----- 8. Interrupt, and Restart's question -------------------------------------------------------
+
+
+def test_interrupt_ends_a_runaway_loop_and_restart_asks_before_dropping_everything(live, open_page) -> None:
+    opened = open_page(live.page_url())
+    first = opened.cell_index(FIRST)
+    opened.go_live()
+    opened.set_code(first, "kept = 42")
+    assert run_and_wait(opened, first).startswith("ran")
+    opened.set_code(first, "while True:\n    pass")
+    opened.cell(first).get_by_role("button", name="Run cell").click()
+    interrupt = opened.page.get_by_role("button", name=opened.words["interrupt"])
+    interrupt.wait_for(state="visible", timeout=10_000)
+    opened.page.wait_for_timeout(500)
+    interrupt.click()
+    wait_until_done(opened, first)
+    assert note(opened, first).startswith("interrupted after")
+    opened.wait_for_state("ready")
+    assert not interrupt.is_visible()
+    opened.set_code(first, "print(kept)")
+    assert run_and_wait(opened, first).startswith("ran")
+    assert "42" in opened.cell(first).locator(".cell_output").inner_text()
+
+    kernel = opened.kernel_id()
+    asked: list[str] = []
+    opened.page.once("dialog", lambda dialog: (asked.append(dialog.message), dialog.dismiss()))
+    opened.page.get_by_role("button", name=opened.words["restart"]).click()
+    opened.page.wait_for_timeout(500)
+    assert asked == [opened.words["restartAsk"]] and opened.kernel_id() == kernel
+    opened.page.once("dialog", lambda dialog: dialog.accept())
+    opened.page.get_by_role("button", name=opened.words["restart"]).click()
+    opened.page.wait_for_function(f"() => document.querySelector('.live-status[role=status]').dataset.kernel"
+                                  f" !== {json.dumps(kernel)}", timeout=READY_S * 1000)
+    opened.wait_for_state("ready")
+    assert not opened.errors, opened.errors
+
+
+# ----- the Chinese page, the console, the bar, a closed tab, the set-up cell ----------------------
+
+
+def test_a_live_engine_error_explains_itself_in_the_chinese_pages_words(live, open_page) -> None:
+    opened = open_page(chapter_url(live, "zh_CN", "book/05-step-1.html"))
+    failing = opened.cell_index("train_step(stepped)")
+    static = opened.cell(failing).locator(".cell_output").inner_text()
+    assert "发生了什么" in static
+    opened.go_live()
+    assert opened.click(failing, "runAllAbove").startswith("已运行")
+    assert opened.click(failing, "runCell").startswith("抛出了 TapeConsumedError")
+    shown = opened.cell(failing).locator(".cell_output").inner_text()
+    assert "发生了什么" in shown and "What happened" not in shown, shown[:400]
+    assert not opened.errors, opened.errors
+
+
+def test_a_solutions_dropdown_says_click_to_show_in_the_pages_language() -> None:
+    """sphinx-togglebutton's hint ("Click to show"), which its 0.4.5 writes in English in every edition."""
+    for edition in EDITIONS:
+        page = (SITE / edition / CHAPTER).read_text(encoding="utf8")
+        said = words(edition, "theme")
+        assert f"let toggleHintShow = '{said['toggle_show']}';" in page
+        assert f"let toggleHintHide = '{said['toggle_hide']}';" in page
+    assert "Click to show" not in (SITE / "zh_CN" / CHAPTER).read_text(encoding="utf8")
+
+
+def test_the_explanations_are_rewritten_as_python_rewrites_them(browser) -> None:
+    from bookkit.words import words as all_words
+    from bookkit.words.explained import explained
+
+    table = {"en": all_words("en", "explained"), "page": all_words("zh_CN", "explained")}
+    messages = [error_text(code) for code in ERRORS]
+    messages.append("\n".join(messages[0][i:i + 60] for i in range(0, len(messages[0]), 60)))  # wrapped
+    context = browser.new_context()
+    page = context.new_page()
+    page.set_content("<html lang='zh-CN'><head></head><body></body></html>")
+    for part in ("live-words.js", "live-outputs.js"):
+        page.add_script_tag(path=str(ROOT / "bookkit" / "live" / part))
+    for message in messages:
+        assert "What happened" in message
+        rewritten = page.evaluate("([m, t]) => tdsLive.explained(m, t)", [message, table])
+        assert rewritten == explained(message, "zh_CN")
+    context.close()
+
+
+ERRORS = [  # step 1 after `to_device` (chapter 5), and backward on a plain device
+    "from mlx_autodiff import AdamConfig, Device, Distribution, GradientsParams, LinearConfig, MseLoss, "
+    "Reduction, Tensor\n"
+    "flex, metal = Device.flex(), Device.metal().autodiff()\n"
+    "x = Tensor.random([8, 4], Distribution.uniform(-1.0, 1.0), metal)\n"
+    "model = LinearConfig(4, 1).init(flex.autodiff())\n"
+    "for param in model.params():\n    param.val()\n"
+    "def step(m):\n"
+    "    loss = MseLoss().forward(m.forward(x), x.sum_dim(1), Reduction.MEAN)\n"
+    "    return AdamConfig().init().step(0.1, m, GradientsParams.from_grads(loss.backward(), m))\n"
+    "step(step(model.to_device(metal)))",
+    "from mlx_autodiff import Device, Tensor, Distribution\n"
+    "Tensor.random([2], Distribution.default(), Device.flex()).sum().backward()",
+]
+
+
+def error_text(code: str) -> str:
+    """The message of the error `code` raises, in a fresh Python."""
+    done = subprocess.run([str(Path(ROOT) / ".venv" / "bin" / "python"), "-c",
+                           f"try:\n    exec({code!r})\nexcept Exception as error:\n    print(error)"],
+                          capture_output=True, text=True, cwd=ROOT, timeout=120)
+    return done.stdout.strip()
+
+
+def test_the_token_never_reaches_the_console(live, open_page) -> None:
+    opened = open_page(live.page_url())
+    said: list[str] = []
+    opened.page.on("console", lambda message: said.append(message.text))
+    first = opened.cell_index(FIRST)
+    opened.go_live()
+    assert run_and_wait(opened, first).startswith("ran")
+    assert said, "nothing reached the console: the test would not see the token either"
+    assert not [text for text in said if live.token in text], "the token was printed to the console"
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_the_live_bar_stays_small_and_nothing_the_keyboard_reaches_hides_under_it(live, open_page,
+                                                                                   width: int) -> None:
+    opened = open_page(live.page_url(), width)
+    first = opened.cell_index(FIRST)
+    graph = opened.cell_index("after_backward", whole=True)
+    opened.go_live()
+    bar = "document.querySelector('.live-bar').getBoundingClientRect().height"
+    assert opened.page.evaluate(bar) <= (64 if width == 390 else 48), opened.page.evaluate(bar)
+    opened.set_code(first, "kept = 1")
+    assert run_and_wait(opened, first).startswith("ran")
+    opened.set_code(graph, opened.code(graph) + "\n# mine")  # its output, the book's, is stale now
+    kernel_action(live, opened.kernel_id(), "restart")
+    opened.wait_for_state("restarted", 10)
+    assert opened.page.evaluate(bar) <= (110 if width == 390 else 70), opened.page.evaluate(bar)
+    more = opened.page.get_by_role("button", name=opened.words["more"])
+    if more.is_visible():
+        more.click()
+        assert opened.words["restartedOutside"] in opened.status.inner_text()
+        opened.page.get_by_role("button", name=opened.words["less"]).click()
+    # axe on the live page, light and dark: the status's colours, a stale output, the editors' line numbers
+    assert not violations(opened.page, within=".bd-article"), "light theme"
+    show_dark(opened.page)
+    assert not violations(opened.page, within=".bd-article"), "dark theme"
+    opened.screenshot(f"learner-bar-restarted-{width}")
+    opened.wait_for_state("restarted")
+    # what Tab reaches is never under the sticky bar (or the theme's header)
+    covered = []
+    opened.page.locator(f".live-cell-{first} .live-controls button").first.focus()
+    for _ in range(25):
+        opened.page.keyboard.press("Tab")
+        opened.page.wait_for_timeout(50)
+        hidden = opened.page.evaluate("""() => {
+          const editor = document.activeElement.closest('.CodeMirror');
+          const el = (editor && editor.querySelector('.CodeMirror-cursor')) || document.activeElement;
+          const box = el.getBoundingClientRect();
+          const bar = document.querySelector('.live-bar').getBoundingClientRect();
+          const under = box.top < bar.bottom && box.bottom > bar.top && !el.closest('.live-bar');
+          return under ? el.outerHTML.slice(0, 80) : null;
+        }""")
+        if hidden:
+            covered.append(hidden)
+    assert not covered, covered
+
+
+def test_a_closed_tabs_kernel_is_shut_down_within_seconds(live, open_page) -> None:
+    opened = open_page(live.page_url())
+    opened.go_live()
+    kernel = opened.kernel_id()
+    opened.page.reload()  # a reload keeps it
+    opened.wait_for_state("ready")
+    assert opened.kernel_id() == kernel
+    time.sleep(12)
+    assert kernel in {k["id"] for k in kernels(live)}, "a reload lost the tab's kernel"
+    opened.page.close()
+    deadline = time.monotonic() + 40
+    while kernel in {k["id"] for k in kernels(live)} and time.monotonic() < deadline:
+        time.sleep(1)
+    assert kernel not in {k["id"] for k in kernels(live)}, "the closed tab's kernel still runs"
+
+
+def test_a_visible_cell_run_first_gets_the_pages_set_up_cell_first(live, open_page) -> None:
+    for edition in EDITIONS:
+        opened = open_page(chapter_url(live, edition))
+        first = opened.cell_index(FIRST)
+        opened.go_live()
+        said = run_and_wait(opened, first)
+        ms = opened.page.evaluate(f"document.querySelector('.live-cell-{first} .live-note').dataset.ms")
+        assert said == words(edition, "page")["live"]["ranAfterSetUp_one"].replace("{ms}", ms), said
+        assert run_and_wait(opened, first).startswith(("ran in", "运行完毕"))
+        assert not opened.errors, opened.errors
+
+
+def test_a_kernel_that_never_answers_and_is_gone_is_replaced_by_itself(live, open_page) -> None:
+    """The learner's restart-then-delete-then-reload (a kernel_info that never came) did not hang
+    again here, so its two halves are made to happen: the tab's kernel is stopped (SIGSTOP), so it
+    never answers the reloaded page, and deleted from the server meanwhile. The page must not wait
+    its whole minute, nor blame the URL: it starts a fresh kernel by itself and says why."""
+    opened = open_page(live.page_url())
+    opened.go_live()
+    kernel = opened.kernel_id()
+    pid = kernel_pid(live, kernel)
+    Path(f"/proc/{pid}").exists() or pytest.skip("needs /proc to find the kernel's process")
+    os_kill(pid, signal.SIGSTOP)
+    try:
+        opened.page.reload()
+        opened.page.wait_for_timeout(1500)
+        kernel_action(live, kernel, "delete")
+    finally:
+        os_kill(pid, signal.SIGCONT)
+    started = time.monotonic()
+    opened.wait_for_state("ready", 40)
+    assert time.monotonic() - started < 30
+    assert opened.kernel_id() != kernel
+    assert "the server no longer has it" in opened.status.inner_text()
+
+
+def kernel_pid(live: MakeLive, kernel: str) -> int:
+    listed = subprocess.run(["ps", "-A", "-ww", "-o", "pid=,args="], capture_output=True, text=True)
+    rows = listed.stdout.splitlines()
+    found = [int(row.split()[0]) for row in rows if f"kernel-{kernel}.json" in row]
+    launched = [row for row in rows if "ipykernel" in row]
+    assert found, f"no process runs kernel {kernel}: {launched}"
+    return found[0]
+
+
+def os_kill(pid: int, sig: int) -> None:
+    import contextlib
+    import os
+
+    with contextlib.suppress(ProcessLookupError):
+        os.kill(pid, sig)
