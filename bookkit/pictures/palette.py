@@ -53,6 +53,9 @@ NO_GRADIENT = "#c62828"
 
 CURRENT_STEP = "#6a1b9a"
 """The backward stepper's current node: the box the player's sentence is about."""
+CURRENT_STEP_ON_DARK = "#ce93d8"
+"""`CURRENT_STEP` on the dark theme: the same purple, light enough there (3:1 and more against
+the dark page), for the player's focus ring and its current entries."""
 
 STEPPER_FAILED = "#700000"
 """The backward stepper's failing node: a dark red that stays at 3:1 or more against MOVED's orange

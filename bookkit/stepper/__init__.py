@@ -44,6 +44,7 @@ from mlx_autodiff.trace import BackwardTrace, Event, Failed, Landed, Popped, Pus
 
 COLOURS = {
     "--stepper-current": palette.CURRENT_STEP,
+    "--stepper-current-dark": palette.CURRENT_STEP_ON_DARK,
     "--stepper-gradient": palette.GRADIENT_LANDED,
     "--stepper-failed": palette.STEPPER_FAILED,
     "--stepper-failed-fill": palette.STEPPER_FAILED_FILL,

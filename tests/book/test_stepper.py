@@ -589,10 +589,13 @@ def test_the_players_marks_reach_3_to_1_on_every_box_and_the_failed_mark_stands_
              palette.MOVED_FILL, palette.CONSUMED_MOVED_FILL, palette.UNTRACKED_FILL, palette.METAL_FILL,
              palette.FLEX_FILL]
     for variable, colour in COLOURS.items():
-        if variable.endswith("-fill"):
+        if variable.endswith(("-fill", "-dark")):
             continue
         for fill in fills:
             assert contrast(colour, fill) >= 3, f"{variable} {colour} on {fill}: {contrast(colour, fill):.2f}"
     assert contrast(palette.STEPPER_FAILED, palette.STEPPER_FAILED_FILL) >= 3
     assert contrast(palette.STEPPER_FAILED, palette.MOVED) >= 3, "the failing to_device node's own border"
     assert contrast(palette.FAILED, palette.MOVED) < 3, "why the stepper has a failed colour of its own"
+    # the dark theme's backgrounds (pydata-sphinx-theme 0.15: page, on-background, surface)
+    for dark in ("#14181e", "#222832", "#29313d"):
+        assert contrast(palette.CURRENT_STEP_ON_DARK, dark) >= 3, f"the current step's purple on {dark}"
