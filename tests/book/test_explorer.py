@@ -16,7 +16,7 @@ from itertools import product
 from pathlib import Path
 
 import pytest
-from article import EXPECTED
+from article import ARTICLE
 from book_outputs import HTML, ROOT, book_build  # noqa: F401 (book_build is a fixture)
 
 from bookkit.explorer import (
@@ -75,7 +75,7 @@ def test_every_answer_says_what_its_run_did(records: dict) -> None:
 
 def test_the_articles_seven_answer_what_the_article_reports(records: dict) -> None:
     answers = {found.name: found for found in (answer(c, r) for c, r in records.items())}
-    for name, expected in EXPECTED.items():
+    for name, expected in ARTICLE.items():  # the article's seven: a method the book adds is not one of them
         found = answers[name]
         assert found.article and found.require_grad is expected.require_grad, name
         assert found.grads == expected.grads and found.outcome == expected.outcome, name
