@@ -14,7 +14,7 @@ choices. Where no stylesheet is loaded (JupyterLab) every panel shows, one after
 another, so nothing is lost.
 
 The tabs are written once per language of `bookkit.words` (the part "tabs": tab labels,
-captions, and each method's explanation by name, whose English is `Scenario.explanation`), with
+captions, and each method's explanation by its name, in every language's file), with
 each graph in that language, and shown as `editions.Editions`: each edition keeps its own.
 """
 
@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 
 from bookkit.runs.methods import SCENARIOS
 from bookkit.runs.scenarios import RunRecord, Snapshot
-from bookkit.words import SOURCE_LANGUAGE, languages, speaking, spoken, word, words
+from bookkit.words import SOURCE_LANGUAGE, NoWordsError, languages, speaking, spoken, word, words
 from bookkit.words.multilingual import join
 from mlx_autodiff.errors import AutodiffError
 
@@ -112,13 +112,16 @@ def _method_tab(record: RunRecord, group: str) -> Tab:
 
 
 def _explanation(name: str) -> str:
-    """A method's explanation in the language being written; a run outside SCENARIOS has none."""
-    scenario = SCENARIOS.get(name)  # by name
-    if scenario is None or not scenario.explanation:
+    """A method's explanation in the language being written, from its words file by the method's
+    name (never another language's); a run outside SCENARIOS has none."""
+    if name not in SCENARIOS:
         return ""
-    if spoken() == SOURCE_LANGUAGE:
-        return scenario.explanation
-    return words(spoken(), "tabs")["explanations"].get(name, scenario.explanation)
+    explanations = words(spoken(), "tabs")["explanations"]
+    if name not in explanations:
+        raise NoWordsError(f"the relocation method {name!r} has no explanation in "
+                           f"bookkit/words/{spoken()}.json: add it under tabs.explanations, in that "
+                           "language (README: A relocation method in chapter 8)")
+    return explanations[name]
 
 
 def caption(record: RunRecord, snap: Snapshot) -> str:

@@ -32,9 +32,10 @@ _BUILD_DEVICES: dict[str, Device] = {
 class Scenario:
     """One way to get a model onto the GPU: build it, maybe read it, then relocate it.
 
-    `explanation` says what the method does to the parameters and how the run
-    ends, in Markdown with `code` and links to chapters only; chapter 8 shows it
-    above the method's graphs (`tabs.snapshot_tabs`). `from_article` marks the
+    What the method does to the parameters and how the run ends is said in the
+    words files, by the method's name (`tabs.explanations` of bookkit/words/en.json
+    and of every other language's file): chapter 8 shows it above the method's
+    graphs (`tabs.snapshot_tabs`). `from_article` marks the
     article's seven: only those are shown as the article's (the explorer's
     "The article's seven", its answers' "the article's method"); a method added
     by this book leaves it False.
@@ -45,7 +46,6 @@ class Scenario:
     built_on: BuiltOn
     read_first: bool
     moves: tuple[Move, ...]
-    explanation: str = ""
     from_article: bool = False
 
     def build(self) -> Module:
@@ -91,66 +91,30 @@ def _scenarios(*entries: Scenario) -> dict[str, Scenario]:
 SCENARIOS: dict[str, Scenario] = _scenarios(
     Scenario(
         "direct", "built on the GPU", "metal.autodiff", False, (),
-        explanation=(
-            "Built directly on `metal.autodiff` and never moved: both parameters are leaves "
-            "on the target from the start. Each optimizer step replaces them with fresh "
-            "leaves, so each forward pass builds a new graph."
-        ),
         from_article=True,
     ),
     Scenario(
         "ad-to_device", "flex.autodiff -> to_device", "flex.autodiff", True, ("to_device",),
-        explanation=(
-            "Initialized on `flex.autodiff`, then `to_device`: the parameters are the "
-            "outputs of two `to_device` nodes. Step 0's backward consumes their steps and "
-            "leaves the gradients on the `flex` leaves; the optimizer gets none and hands "
-            "the model back untouched; step 1's backward reaches a consumed node and stops."
-        ),
         from_article=True,
     ),
     Scenario(
         "plain-to_device", "flex -> to_device", "flex", True, ("to_device",),
-        explanation=(
-            "Initialized on plain `flex`, then `to_device`: the parameters stay plain, so "
-            "the whole forward pass is untracked, and backward refuses at step 0."
-        ),
         from_article=True,
     ),
     Scenario(
         "lazy-to_device", "lazy -> to_device", "flex.autodiff", False, ("to_device",),
-        explanation=(
-            "Built on `flex.autodiff` but never read, then `to_device`: the move only "
-            "changed where the parameters will be built, and the first forward pass builds "
-            "them as leaves on `metal.autodiff`."
-        ),
         from_article=True,
     ),
     Scenario(
         "ad-fork", "flex.autodiff -> fork", "flex.autodiff", True, ("fork",),
-        explanation=(
-            "Initialized on `flex.autodiff`, then `fork`: moved, detached, made to require "
-            "grad. The parameters are fresh leaves on `metal.autodiff`; the `to_device` "
-            "nodes that `fork` passed through are not in the model's graph at all."
-        ),
         from_article=True,
     ),
     Scenario(
         "plain-fork", "flex -> fork", "flex", True, ("fork",),
-        explanation=(
-            "Initialized on plain `flex`, then `fork`: `fork` only asks for gradients if "
-            "the original did, and a plain tensor does not. Same end as plain-to_device."
-        ),
         from_article=True,
     ),
     Scenario(
         "plain-to_device-train", "flex -> to_device.train()", "flex", True, ("to_device", "train"),
-        explanation=(
-            "Initialized on plain `flex`, moved with `to_device`, then `.train()`: `train` "
-            "wraps each plain tensor as an autodiff leaf and asks for gradients, because the "
-            "parameter's stored flag still says so after the move "
-            "([chapter 10](10-fixes.md) says what the article and Burn's source say about "
-            "that flag)."
-        ),
         from_article=True,
     ),
 )

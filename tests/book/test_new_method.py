@@ -33,8 +33,10 @@ from bookkit.runs.methods import SCENARIOS, Scenario
 
 SCENARIOS[{EIGHTH!r}] = Scenario(
     {EIGHTH!r}, "flex.autodiff -> to_device.no_grad()", "flex.autodiff", True, ("to_device", "no_grad"),
-    explanation="Initialized on `flex.autodiff`, moved with `to_device`, then `no_grad`.",
 )
+from bookkit.words import words  # its explanation in each words file, as the README's recipe adds it
+words("en", "tabs")["explanations"][{EIGHTH!r}] = "Initialized on `flex.autodiff`, moved with `to_device`, then `no_grad`."
+words("zh_CN", "tabs")["explanations"][{EIGHTH!r}] = "在 `flex.autodiff` 上初始化，用 `to_device` 搬走，然后 `no_grad`。"
 
 import article
 from bookkit.runs import combinations
@@ -69,7 +71,8 @@ print(json.dumps({{
 @pytest.fixture(scope="module")
 def eighth() -> dict:
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), str(ROOT / "tests" / "helpers"), env.get("PYTHONPATH")]))
+    paths = [str(ROOT), str(ROOT / "tests" / "helpers"), env.get("PYTHONPATH")]
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, paths))
     done = subprocess.run([sys.executable, "-c", SCRIPT], cwd=ROOT, env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)

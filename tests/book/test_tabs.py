@@ -10,9 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from bookkit.pictures import tabs as tabs_module
 from bookkit.pictures.tabs import DuplicateRunError, Tab, TabSet, caption, inline_markdown, snapshot_tabs
 from bookkit.runs.methods import SCENARIOS
 from bookkit.runs.scenarios import RunRecord, run, run_all
+from bookkit.words import NoWordsError, languages, speaking, words
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -75,7 +77,7 @@ def test_tabs_follow_the_records_by_name_not_position(records: list[RunRecord]) 
     assert [tab.label for tab in backwards.tabs] == [r.name for r in reversed(records)]
     assert panels(backwards) == panels(snapshot_tabs(records))
     for name, panel in panels(backwards).items():
-        first_words = re.sub(r"`", "", SCENARIOS[name].explanation).split(":")[0]
+        first_words = re.sub(r"`", "", words("en", "tabs")["explanations"][name]).split(":")[0]
         assert re.sub(r"<[^>]+>", "", panel).startswith(first_words), name
 
 
@@ -110,10 +112,13 @@ def test_a_run_named_twice_is_refused(records: list[RunRecord]) -> None:
 
 def test_every_method_explains_itself_with_links_to_chapters_that_exist() -> None:
     chapters = {path.name for path in (ROOT / "book").glob("*.md")}
-    for name, scenario in SCENARIOS.items():
-        assert scenario.explanation, f"{name}: say what the method does in its `explanation` (scenarios.py)"
-        for target in re.findall(r"\]\(([^)]+)\)", scenario.explanation):
-            assert target.split("#")[0] in chapters, f"{name}: the link {target!r} names no chapter in book/"
+    for language in languages():
+        explanations = words(language, "tabs")["explanations"]
+        assert sorted(explanations) == sorted(SCENARIOS), f"{language}: one explanation per method, by name"
+        for name, text in explanations.items():
+            assert text, f"{language}: say what {name} does in bookkit/words/{language}.json"
+            for target in re.findall(r"\]\(([^)]+)\)", text):
+                assert target.split("#")[0] in chapters, f"{name}: the link {target!r} names no chapter in book/"
 
 
 def test_inline_markdown_writes_code_and_chapter_links_and_escapes_the_rest() -> None:
@@ -160,3 +165,14 @@ def test_the_markup_is_sphinx_designs_own(tmp_path: Path) -> None:
     ours = TabSet("outer", (Tab("one", "<p>first</p>\n" + inner.html()), Tab("two", "<p>second</p>"))).html()
     expected = Elements(ours).skeleton()
     assert Elements(built).skeleton()[: len(expected)] == expected
+
+
+def test_a_method_without_its_chinese_explanation_stops_the_build_not_english_on_the_chinese_page(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A new method's explanation is written in every language's words file; one left out is an error
+    that says which file, never the English text shown on the Chinese page."""
+    monkeypatch.setitem(tabs_module.SCENARIOS, "eighth", SCENARIOS["direct"])
+    with speaking("zh_CN"), pytest.raises(NoWordsError, match=r"'eighth'.*bookkit/words/zh_CN\.json"):
+        tabs_module._explanation("eighth")
+    with speaking("zh_CN"):
+        assert tabs_module._explanation("direct") == words("zh_CN", "tabs")["explanations"]["direct"]
