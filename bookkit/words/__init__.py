@@ -3,7 +3,8 @@
 Prose goes through gettext's catalogs (locale/); what code writes (pictures, tables, the
 page scripts' buttons and messages) never reaches them, so its words live here, one JSON file
 per language with the same keys in each (tests/book/test_words.py checks keys and placeholders).
-A third language is one more file here plus its catalogs.
+A third language is its entry in `LANGUAGES` (language.py), one more file here and in
+`checks/`, plus its catalogs.
 
 Each file is an object of parts, one per component ("stepper", "live", ...). The part "page"
 holds what the page scripts in _static/ show; bookkit/site/book_languages.py writes it into every
@@ -34,15 +35,17 @@ class NoWordsError(LookupError):
 
 
 def languages() -> list[str]:
-    """Every language with a words file (Sphinx's `language` codes), the source language first."""
-    found = sorted(path.stem for path in FOLDER.glob("*.json"))
-    return [SOURCE_LANGUAGE] + [code for code in found if code != SOURCE_LANGUAGE]
+    """Every language the book is written in (Sphinx's `language` codes), the source language first:
+    the one list, `LANGUAGES` in bookkit/words/language.py (each has its words file here)."""
+    from bookkit.words.language import LANGUAGES  # that module reads words: imported when asked
+
+    return list(LANGUAGES)
 
 
 @functools.cache
 def _load(language: str) -> dict[str, Any]:
     path = FOLDER / f"{language}.json"
-    if not path.is_file():
+    if language not in languages() or not path.is_file():
         raise NoWordsError(f"no words for language {language!r} (there are: {', '.join(languages())}): "
                            f"add bookkit/words/{language}.json with the keys of en.json")
     return json.loads(path.read_text(encoding="utf8"))

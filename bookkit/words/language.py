@@ -9,8 +9,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from bookkit.words import words
-
 
 @dataclass(frozen=True)
 class Language:
@@ -25,11 +23,15 @@ class Language:
         """myst-nb's button over a hidden cell input (`nb_code_prompt_show`), from the words files'
         part "notebook" (myst-nb 1.4.0 would put "source" for a {type}: the book hides inputs only,
         tests/site/test_translation.py checks, so the words say "source" themselves)."""
+        from bookkit.words import words  # the words package reads LANGUAGES from here
+
         return words(self.code, "notebook")["show_code"]
 
     @property
     def hide_code(self) -> str:
         """`nb_code_prompt_hide`, as `show_code`."""
+        from bookkit.words import words
+
         return words(self.code, "notebook")["hide_code"]
 
 

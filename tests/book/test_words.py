@@ -43,6 +43,17 @@ def test_say_fills_placeholders() -> None:
     assert say(words("zh_CN", "page")["stepper"]["position"], k=2, n=5) == "第 2 帧，共 5 帧"
 
 
+def test_the_books_languages_are_one_list_and_each_has_its_words() -> None:
+    """`LANGUAGES` (bookkit/words/language.py) is the one list: the build's editions, the words'
+    languages, the checks' languages; no words file is left outside it."""
+    from bookkit.words import FOLDER
+    from bookkit.words.language import LANGUAGES
+
+    assert languages() == list(LANGUAGES) and languages()[0] == SOURCE_LANGUAGE
+    assert sorted(path.stem for path in FOLDER.glob("*.json")) == sorted(LANGUAGES)
+    assert sorted(path.stem for path in (FOLDER / "checks").glob("*.json")) == sorted(LANGUAGES)
+
+
 def test_an_unknown_language_or_part_says_what_to_add() -> None:
     with pytest.raises(NoWordsError, match=r"'fr'.*bookkit/words/fr\.json"):
         words("fr", "page")
