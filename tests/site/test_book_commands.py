@@ -8,6 +8,7 @@ import importlib.util
 import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from book_outputs import HTML, ROOT, book_build, toc_pages  # noqa: F401 (book_build is a fixture)
@@ -60,3 +61,17 @@ def test_the_book_prints_one_set_of_exercise_commands() -> None:
     assert {"get", "check", "list"} == verbs, verbs
     for docname in toc_pages():
         assert "-m bookkit.exercises" not in page_text(docname), docname
+
+
+def test_jupyter_books_own_command_builds_the_english_edition(tmp_path: Path) -> None:
+    """`jupyter-book build . -W -n` in a set-up checkout: strict, and the same pages as `make book`'s
+    English edition. Its Sphinx extensions are the installed `bookkit` package's, so nothing needs
+    the checkout on the path (a `tools.` import stopped it: 'No module named tools')."""
+    command = [str(Path(sys.executable).parent / "jupyter-book"), "build", ".", "-W", "-n",
+               "--path-output", str(tmp_path)]
+    done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=1200)
+    assert done.returncode == 0, (done.stdout + done.stderr)[-5000:]
+    built = sorted(path.relative_to(tmp_path / "_build" / "html").as_posix()
+                   for path in (tmp_path / "_build" / "html").rglob("*.html"))
+    ours = sorted(path.relative_to(HTML).as_posix() for path in HTML.rglob("*.html"))
+    assert built == ours, "jupyter-book's pages differ from make book's English edition"
