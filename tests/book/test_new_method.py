@@ -1,11 +1,12 @@
-"""An eighth relocation method, added as the README says, lands everywhere chapter 8's methods are listed.
+"""An eighth relocation method, added by README's recipe, lands everywhere chapter 8's methods are listed.
 
-The method is added to `methods.SCENARIOS` in a fresh process before anything
-else reads the list, as a maintainer's edit of bookkit/runs/methods.py would be:
-chapter 8's runs, tabs and curves, the explorer's combinations, form, answers
-and tables all come from that one list. It is not the article's
-(`from_article` is False), so no page may call it that: "The article's seven:"
-still lists exactly the seven.
+In a scratch copy of the repository the test makes the recipe's edits for real: a `Scenario` in
+bookkit/runs/methods.py, its explanation in both words files, its expected outcome in
+tests/helpers/article.py. git in the copy then says the recipe touched exactly the files README
+lists, and the copy's fast tier passes with it. Chapter 8's runs, tabs and curves, the explorer's
+combinations, form, answers and tables all come from that one list. It is not the article's
+(`from_article` is False), so no page may call it that: "The article's seven:" still lists exactly
+the seven.
 """
 
 from __future__ import annotations
@@ -19,24 +20,28 @@ from html import escape
 from pathlib import Path
 
 import pytest
+from scratch import changed, copy_of, insert, pytest_in, readme_recipe_files
 
 from bookkit.explorer.words import WORDS
 
 ROOT = Path(__file__).resolve().parents[2]
 EIGHTH = "ad-to_device-no_grad"
 MOVED = "to_device then no_grad()"
+SCENARIO = f'''    Scenario(
+        {EIGHTH!r}, "flex.autodiff -> to_device.no_grad()", "flex.autodiff", True, ("to_device", "no_grad"),
+    ),
+'''
+EXPLANATIONS = {
+    "en": "Initialized on `flex.autodiff`, moved with `to_device`, then `no_grad`.",
+    "zh_CN": "在 `flex.autodiff` 上初始化，用 `to_device` 搬走，然后 `no_grad`。",
+}
+EXPECTED = f'''    {EIGHTH!r}: Expected(
+        "flex.autodiff -> to_device.no_grad()", False, (), source="mlx_autodiff (README's recipe, tested)"
+    ),
+'''
 
-SCRIPT = f'''
+SCRIPT = '''
 import json
-
-from bookkit.runs.methods import SCENARIOS, Scenario
-
-SCENARIOS[{EIGHTH!r}] = Scenario(
-    {EIGHTH!r}, "flex.autodiff -> to_device.no_grad()", "flex.autodiff", True, ("to_device", "no_grad"),
-)
-from bookkit.words import words  # its explanation in each words file, as the README's recipe adds it
-words("en", "tabs")["explanations"][{EIGHTH!r}] = "Initialized on `flex.autodiff`, moved with `to_device`, then `no_grad`."
-words("zh_CN", "tabs")["explanations"][{EIGHTH!r}] = "在 `flex.autodiff` 上初始化，用 `to_device` 搬走，然后 `no_grad`。"
 
 import article
 from bookkit.runs import combinations
@@ -47,35 +52,57 @@ from bookkit.pictures.curves import small_multiples
 from bookkit.explorer.words import WORDS
 from bookkit.runs.methods import article_methods
 
-article.EXPECTED[{EIGHTH!r}] = article.Expected(
-    "flex.autodiff -> to_device.no_grad()", False, (), source="mlx_autodiff (this test)")
 records = scenarios.run_all()
-runs = {{choice: scenarios.run(scenario) for choice, scenario in combinations.COMBINATIONS.items()}}
+runs = {choice: scenarios.run(scenario) for choice, scenario in combinations.COMBINATIONS.items()}
 answers = [explorer.answer(choice, record) for choice, record in runs.items()]
-print(json.dumps({{
+print(json.dumps({
     "runs": [record.name for record in records],
     "tabs": tabs.snapshot_tabs(records).html(),
     "curves": small_multiples(records).text_alternative.description,
     "relocations": [r.choice for r in combinations.RELOCATIONS],
     "combinations": [s.name for s in combinations.COMBINATIONS.values()],
-    "answers": {{a.name: {{"article": a.article, "first": explorer.sentences(a)[0]}} for a in answers}},
-    "pages": {{language: explorer.page(answers, "explorer", words) for language, words in WORDS.items()}},
-    "seven": {{language: words.seven for language, words in WORDS.items()}},
+    "answers": {a.name: {"article": a.article, "first": explorer.sentences(a)[0]} for a in answers},
+    "pages": {language: explorer.page(answers, "explorer", words) for language, words in WORDS.items()},
+    "seven": {language: words.seven for language, words in WORDS.items()},
     "from_article": [s.name for s in article_methods()],
     "article_table": list(article.ARTICLE),
     "expected_table": list(article.EXPECTED),
-}}))
+}))
 '''
 
 
 @pytest.fixture(scope="module")
-def eighth() -> dict:
-    env = dict(os.environ)
-    paths = [str(ROOT), str(ROOT / "tests" / "helpers"), env.get("PYTHONPATH")]
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, paths))
-    done = subprocess.run([sys.executable, "-c", SCRIPT], cwd=ROOT, env=env, capture_output=True, text=True)
+def scratch_repository(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A copy of the repository with README's recipe for a relocation method made in it."""
+    copy = copy_of(ROOT, tmp_path_factory.mktemp("method") / "repository")
+    insert(copy / "bookkit" / "runs" / "methods.py", ')\n"""The methods chapter 8 runs', SCENARIO)
+    for language, text in EXPLANATIONS.items():
+        path = copy / "bookkit" / "words" / f"{language}.json"
+        table = json.loads(path.read_text(encoding="utf8"))
+        table["tabs"]["explanations"][EIGHTH] = text
+        path.write_text(json.dumps(table, ensure_ascii=False, indent=2) + "\n", encoding="utf8")
+    insert(copy / "tests" / "helpers" / "article.py", '}\n"""Every method chapter 8 runs', EXPECTED)
+    return copy
+
+
+@pytest.fixture(scope="module")
+def eighth(scratch_repository: Path) -> dict:
+    copy = scratch_repository
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(copy), str(copy / "tests" / "helpers")]))
+    done = subprocess.run([sys.executable, "-c", SCRIPT], cwd=copy, env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
+
+
+def test_the_recipe_touches_the_files_readme_lists(scratch_repository: Path) -> None:
+    listed = readme_recipe_files(ROOT / "README.md", "A relocation method in chapter 8")
+    assert changed(scratch_repository) == listed, "README's recipe lists other files than the edit touches"
+    assert len(listed) == 4
+
+
+def test_the_copys_fast_tier_passes_with_the_new_method(scratch_repository: Path) -> None:
+    done = pytest_in(scratch_repository, "-q", "-x")
+    assert done.returncode == 0, "the fast tier fails with the recipe's method:\n" + done.stdout[-5000:]
 
 
 def test_chapter_8_runs_draws_and_plots_it(eighth: dict) -> None:
@@ -93,7 +120,7 @@ def test_the_explorer_offers_its_moves_and_runs_it_under_its_name(eighth: dict) 
 
 def test_no_page_calls_it_the_articles(eighth: dict) -> None:
     assert eighth["from_article"] == eighth["article_table"] == eighth["runs"][:7]
-    assert EIGHTH in eighth["expected_table"], "tests/helpers/article.py's table holds it, with its own source"
+    assert EIGHTH in eighth["expected_table"], "tests/helpers/article.py holds it, with its own source"
     found = eighth["answers"][EIGHTH]
     assert not found["article"] and "the article's method" not in found["first"]
     for language, html in eighth["pages"].items():

@@ -6,19 +6,16 @@ property and semantics tests there after each: the Tensor method alone fails
 (it records an op without its `@op`); with its `@op`, they fail and say where
 its reference goes; with its reference in tests/engine/op_references.py, they pass
 and have checked it. git in the copy then says the recipe touched exactly the
-two files README lists.
+two files README lists, and the copy's fast tier passes.
 """
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from scratch import changed, copy_of, insert, pytest_in, readme_recipe_files
 
 ROOT = Path(__file__).resolve().parents[2]
 RECIPE = ("mlx_autodiff/tensor.py", "tests/engine/op_references.py")
@@ -35,39 +32,13 @@ REGISTRATION = '''    @op("cube", saves=("inputs",))
 '''
 REFERENCE = '''    "cube": OpReference(lambda xp, x: x * x * x),
 '''
-ENGINE_TESTS = ["tests/engine/test_ops.py", "tests/engine/test_properties.py", "tests/engine/test_semantics.py"]
-
-
-def git(repository: Path, *args: str) -> str:
-    done = subprocess.run(["git", *args], cwd=repository, capture_output=True, text=True, check=True)
-    return done.stdout
-
-
-def pytest_in(repository: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """The copy's own tests on the copy's own engine (its pyproject puts its root first on the path)."""
-    env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
-    command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-m", "not slow", *args]
-    return subprocess.run(command, cwd=repository, env=env, capture_output=True, text=True)
-
-
-def insert(path: Path, before: str, text: str) -> None:
-    source = path.read_text()
-    assert source.count(before) == 1, f"{path.name} no longer has exactly one {before!r}"
-    path.write_text(source.replace(before, text + before))
+ENGINE_TESTS = [f"tests/engine/test_{name}.py" for name in ("ops", "properties", "semantics")]
 
 
 @pytest.fixture(scope="module")
 def scratch_repository(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """Every file git tracks here, copied and committed in a new repository of its own."""
-    copy = tmp_path_factory.mktemp("recipe") / "repository"
-    for name in git(ROOT, "ls-files", "-z").split("\0"):
-        if name and (ROOT / name).is_file():
-            (copy / name).parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(ROOT / name, copy / name)
-    git(copy, "init", "-q")
-    git(copy, "add", "-A")
-    git(copy, "-c", "user.name=recipe", "-c", "user.email=recipe@example.invalid", "commit", "-qm", "copy")
-    return copy
+    return copy_of(ROOT, tmp_path_factory.mktemp("recipe") / "repository")
 
 
 def test_a_new_op_takes_the_two_files_readme_lists_and_is_checked(scratch_repository: Path) -> None:
@@ -84,7 +55,8 @@ def test_a_new_op_takes_the_two_files_readme_lists_and_is_checked(scratch_reposi
     insert(tensor, METHOD, REGISTRATION)
     unreferenced = pytest_in(copy, *ENGINE_TESTS, "-q")
     assert unreferenced.returncode != 0, "an op without a reference passes:\n" + unreferenced.stdout[-3000:]
-    assert "registers an op named 'cube', but tests/engine/op_references.py has no reference" in unreferenced.stdout
+    assert ("registers an op named 'cube', but tests/engine/op_references.py has no reference"
+            in unreferenced.stdout)
 
     insert(references, '    "exp": OpReference(', REFERENCE)
     checked = pytest_in(copy, *ENGINE_TESTS, "-v")
@@ -92,5 +64,8 @@ def test_a_new_op_takes_the_two_files_readme_lists_and_is_checked(scratch_reposi
     cube_tests = re.findall(r"^tests/\S+\[cube\] PASSED", checked.stdout, re.MULTILINE)
     assert len(cube_tests) >= 2, "the op tests did not run the new op:\n" + checked.stdout[-3000:]
 
-    changed = sorted(line[3:] for line in git(copy, "status", "--porcelain").splitlines())
-    assert changed == sorted(RECIPE), f"the recipe touched {changed}, README lists {list(RECIPE)}"
+    touched = changed(copy)
+    assert touched == sorted(RECIPE), f"the recipe touched {touched}, README's recipe lists {list(RECIPE)}"
+    assert readme_recipe_files(ROOT / "README.md", "An op with its backward") == sorted(RECIPE)
+    fast = pytest_in(copy, "-q", "-x")
+    assert fast.returncode == 0, "the copy's fast tier fails with the recipe's op:\n" + fast.stdout[-5000:]

@@ -118,7 +118,7 @@ def test_every_method_explains_itself_with_links_to_chapters_that_exist() -> Non
         for name, text in explanations.items():
             assert text, f"{language}: say what {name} does in bookkit/words/{language}.json"
             for target in re.findall(r"\]\(([^)]+)\)", text):
-                assert target.split("#")[0] in chapters, f"{name}: the link {target!r} names no chapter in book/"
+                assert target.split("#")[0] in chapters, f"{name}: the link {target!r} names no chapter"
 
 
 def test_inline_markdown_writes_code_and_chapter_links_and_escapes_the_rest() -> None:
