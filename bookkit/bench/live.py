@@ -31,8 +31,8 @@ import time
 import urllib.request
 from typing import Any
 
+from bookkit.bench.chromium import ChromiumNotFound, find_chromium
 from bookkit.live.server import LiveServerError, live_servers
-from tools.chromium import ChromiumNotFound, find_chromium
 
 CHAPTER = "book/04-step-0.html"
 PRINT_CELL = "print(1)"  # typed into the cell that starts with FIRST_CELL
@@ -231,7 +231,7 @@ def main(argv: list[str] | None = None) -> int:
     except ChromiumNotFound as error:
         chromium, problem = None, str(error)
     else:
-        problem = "no Chromium found (tools/chromium.py looks in CHROMIUM, PATH, /Applications)"
+        problem = "no Chromium found (bookkit/bench/chromium.py looks in CHROMIUM, PATH, /Applications)"
     if chromium is None:
         rows = unavailable(problem)
     else:  # without a built book, live_servers says so (and to run `make build-book`)

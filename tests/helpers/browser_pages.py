@@ -30,8 +30,8 @@ from urllib.parse import urljoin
 import pytest
 from book_outputs import EDITIONS, ROOT, SITE
 
+from bookkit.bench.chromium import ChromiumNotFound, find_chromium, skip_reason
 from bookkit.site import layout as site_layout
-from tools.chromium import ChromiumNotFound, find_chromium, skip_reason
 
 # Requests that would leave the machine fail: they go to a proxy that is not there (the discard port).
 # Chromium never sends 127.0.0.1 through a proxy, so one to another server on this machine is not
@@ -232,7 +232,7 @@ def server() -> Iterator[str]:
 
 @pytest.fixture(scope="session")
 def browser() -> Iterator[object]:
-    """System Chromium (tools/chromium.py finds it) driven by Playwright; each `new_context()` is a
+    """System Chromium (bookkit/bench/chromium.py finds it) driven by Playwright; each `new_context()` is a
     fresh, empty profile."""
     try:
         executable = find_chromium()

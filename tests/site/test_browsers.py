@@ -1,4 +1,4 @@
-"""tools/chromium.py finds Chromium where a Mac or a Linux machine keeps it (no browser is started)."""
+"""bookkit/bench/chromium.py finds Chromium where a Mac or a Linux machine keeps it (no browser started)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from tools.chromium import MAC_APPS, ChromiumNotFound, find_chromium, mac_applications, skip_reason
+from bookkit.bench.chromium import MAC_APPS, ChromiumNotFound, find_chromium, mac_applications, skip_reason
 
 
 def executable(path: Path) -> Path:

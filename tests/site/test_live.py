@@ -38,9 +38,9 @@ import pytest
 from book_outputs import HTML, ROOT, SITE, book_build, toc_parts  # noqa: F401 (book_build is a fixture)
 
 import bookkit.workbook.lab
+from bookkit.bench.chromium import find_chromium
 from bookkit.live.server import QuietHandler
 from bookkit.words import words
-from tools.chromium import find_chromium
 
 pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("book_build")]
 browser_test = pytest.mark.browser
@@ -1387,7 +1387,7 @@ def test_make_lab_opens_a_chapter_as_a_rendered_notebook_that_runs(browser) -> N
 
 def test_the_live_benchmark_measures_what_the_appendix_reports() -> None:
     if find_chromium() is None:
-        pytest.skip("no Chromium found (tools/chromium.py): the live benchmark drives it")
+        pytest.skip("no Chromium found (bookkit/bench/chromium.py): the live benchmark drives it")
     from bookkit.bench.book import live_rows
 
     rows = {row.name: row for row in live_rows(quick=True)}
