@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import string
-import sys
 from itertools import product
 from pathlib import Path
 
@@ -133,7 +132,6 @@ def test_an_unchanged_engine_reuses_the_cached_runs(monkeypatch: pytest.MonkeyPa
     folder = explorer_page.cached_folder()
     assert load(folder) == load(FOLDER)
     assert (folder / ANSWERS_FILE).read_bytes() == (FOLDER / ANSWERS_FILE).read_bytes()
-    sys.modules.pop("explorer_page")
 
 
 # ----- the words of each edition (bookkit/explorer/words.py) ---------------------------------

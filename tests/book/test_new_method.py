@@ -36,7 +36,8 @@ EXPLANATIONS = {
     "zh_CN": "在 `flex.autodiff` 上初始化，用 `to_device` 搬走，然后 `no_grad`。",
 }
 EXPECTED = f'''    {EIGHTH!r}: Expected(
-        "flex.autodiff -> to_device.no_grad()", False, (), source="mlx_autodiff (README's recipe, tested)"
+        "flex.autodiff -> to_device.no_grad()", False, (), UntrackedBackwardError, 0, "crash-at-step-0",
+        source="mlx_autodiff (README's recipe, tested)",
     ),
 '''
 
