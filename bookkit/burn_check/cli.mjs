@@ -12,7 +12,12 @@ import { MAX_BYTES, checkSources, decode } from "./rules.js";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const GRAMMAR = join(HERE, "..", "..", "node_modules", "tree-sitter-rust", "tree-sitter-rust.wasm");
-const LANGUAGES = ["en", "zh_CN"];
+// The book's languages are its words files' (bookkit/words/language.py lists them; tests/book/test_words.py
+// checks that words/ here has one file for each): English first, the default.
+const LANGUAGES = readdirSync(join(HERE, "words"))
+  .filter((name) => name.endsWith(".json"))
+  .map((name) => name.slice(0, -".json".length))
+  .sort((a, b) => (a === "en" ? -1 : b === "en" ? 1 : a.localeCompare(b)));
 const FORMATS = ["text", "json"];
 const SKIPPED = new Set(["target", "node_modules"]);
 

@@ -52,6 +52,8 @@ def test_the_books_languages_are_one_list_and_each_has_its_words() -> None:
     assert languages() == list(LANGUAGES) and languages()[0] == SOURCE_LANGUAGE
     assert sorted(path.stem for path in FOLDER.glob("*.json")) == sorted(LANGUAGES)
     assert sorted(path.stem for path in (FOLDER / "checks").glob("*.json")) == sorted(LANGUAGES)
+    burn_check = FOLDER.parent / "burn_check" / "words"  # burn-check's command reads its languages there
+    assert sorted(path.stem for path in burn_check.glob("*.json")) == sorted(LANGUAGES)
 
 
 def test_an_unknown_language_or_part_says_what_to_add() -> None:
