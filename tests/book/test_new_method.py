@@ -28,7 +28,8 @@ ROOT = Path(__file__).resolve().parents[2]
 EIGHTH = "ad-to_device-no_grad"
 MOVED = "to_device then no_grad()"
 SCENARIO = f'''    Scenario(
-        {EIGHTH!r}, "flex.autodiff -> to_device.no_grad()", "flex.autodiff", True, ("to_device", "no_grad"),
+        {EIGHTH!r}, "flex.autodiff -> to_device.no_grad()", "flex.autodiff", True,
+        ("to_device", "no_grad"),
     ),
 '''
 EXPLANATIONS = {
