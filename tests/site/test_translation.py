@@ -97,7 +97,7 @@ def test_out_of_sync_names_missing_and_obsolete_entries(tmp_path: Path) -> None:
 def fresh_templates(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The English text extracted now (Sphinx's gettext builder, the book's execution cache)."""
     out = tmp_path_factory.mktemp("gettext")
-    done = subprocess.run([sys.executable, "-c", "import sys; from tools import catalogs; "
+    done = subprocess.run([sys.executable, "-c", "import sys; from bookkit.site import catalogs; "
                            f"sys.exit(catalogs.extract(__import__('pathlib').Path({str(out)!r})))"],
                           cwd=ROOT, capture_output=True, text=True, errors="replace")
     assert done.returncode == 0, f"extracting the English failed:\n{done.stdout[-4000:]}{done.stderr[-2000:]}"

@@ -32,7 +32,7 @@ from bookkit.words import PLACEHOLDER
 CHINESE = "zh_CN"
 GLOSSARY = ROOT / "locale" / CHINESE / "GLOSSARY.md"
 KEPT_SECTION = "## Kept in English"
-BURN_CHECK_WORDS = ROOT / "burn_check" / "words" / "en.json"
+BURN_CHECK_WORDS = ROOT / "bookkit" / "burn_check" / "words" / "en.json"
 
 SKIPPED_TAGS = {"script", "style", "code", "kbd", "samp", "var", "math", "template"}
 ATTRIBUTES = ("aria-label", "aria-description", "aria-valuetext", "title", "alt", "placeholder",
