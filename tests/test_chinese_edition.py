@@ -196,7 +196,7 @@ def test_every_sidebar_toggle_is_named_after_its_entry_in_the_editions_words(boo
 
 @pytest.mark.slow
 def test_solution_headings_repeat_the_translated_exercise_title(book_build) -> None:  # noqa: F811
-    titles = re.compile(r'<p class="admonition-title">解答<a [^>]*>(.*?)</a></p>', re.S)
+    titles = re.compile(r'<p class="admonition-title"><a [^>]*>练习 [\d.]+</a> 的参考答案（(.*?)）</p>', re.S)
     found = 0
     for docname in toc_pages():
         for title in titles.findall(page_html(CHINESE, docname)):
