@@ -62,7 +62,6 @@ live.editors = function editors(ctx, connection, grading) {
       cell.number = number + 1;
       cell.ranSource = cell.original; // the code the output below it comes from
       cell.output = cell.cellElement.querySelector('.cell_output');
-      if (cell.output && cell.exercise && cell.tags.includes('check')) cell.output.replaceChildren(); // the book's solution's
       cell.hasOutput = Boolean((cell.output || {}).textContent?.trim());
       const input = cell.cellElement.querySelector('.cell_input');
       if (!cell.output) {
