@@ -154,14 +154,16 @@ def toggle_label(app: Sphinx, config: Config) -> None:
     writes `aria-label="Toggle hidden content"` into every button it makes, with no setting to change it.
     This script runs after it (its handler is added later, on the same DOMContentLoaded)."""
     label = json.dumps(words(config.language, "theme")["toggle_label"], ensure_ascii=False)
-    app.add_js_file(None, body='document.addEventListener("DOMContentLoaded", () => document.querySelectorAll('
-                               f'".toggle-button").forEach((button) => button.setAttribute("aria-label", {label})));')
+    app.add_js_file(None, body='document.addEventListener("DOMContentLoaded", () => '
+                               'document.querySelectorAll(".toggle-button").forEach('
+                               f'(button) => button.setAttribute("aria-label", {label})));')
 
 
-EXERCISE_TITLE = re.compile(r'(<p class="admonition-title"><span class="caption-number">)([^<]*?) ?</span> '
-                            r'\((.*?)\)</p>', re.S)
-SOLUTION_TITLE = re.compile(r'<p class="admonition-title">[^<]*<a (class="reference internal" href="#[^"]*")> '
-                            r'([^<]*?) \((.*?)\)</a></p>', re.S)
+EXERCISE_TITLE = re.compile(r'(<p class="admonition-title"><span class="caption-number">)'
+                            r'([^<]*?) ?</span> \((.*?)\)</p>', re.S)
+SOLUTION_TITLE = re.compile(r'<p class="admonition-title">[^<]*'
+                            r'<a (class="reference internal" href="#[^"]*")> ([^<]*?) '
+                            r'\((.*?)\)</a></p>', re.S)
 
 
 def exercise_titles(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any],
