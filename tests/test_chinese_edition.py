@@ -205,6 +205,22 @@ def test_solution_headings_repeat_the_translated_exercise_title(book_build) -> N
     assert found >= 20, f"only {found} solution headings found"
 
 
+@pytest.mark.slow
+def test_exercise_headings_use_full_width_parentheses(book_build) -> None:  # noqa: F811
+    """练习 4.1（……）, not sphinx-exercise's "练习 4.1 (……)"; the English keeps "Exercise 4.1 (…)"."""
+    headings = re.compile(r'<p class="admonition-title"><span class="caption-number">([^<]*)</span>(.*?)</p>',
+                          re.S)
+    found = 0
+    for docname in toc_pages():
+        for number, rest in headings.findall(page_html(CHINESE, docname)):
+            found += 1
+            assert re.fullmatch(r"练习 [\d.]+", number) and rest.startswith("（") and rest.endswith("）"), (
+                f"{docname}: {number}{rest}")
+        for number, rest in headings.findall(page_html("en", docname)):
+            assert re.fullmatch(r"Exercise [\d.]+", number) and rest.startswith(" (") and rest.endswith(")")
+    assert found >= 20, f"only {found} exercise headings found"
+
+
 def search_index(language: str) -> dict:
     text = (SITE / language / "searchindex.js").read_text(encoding="utf8")
     return json.loads(re.search(r"Search\.setIndex\((.*)\)\s*$", text, re.S)[1])
