@@ -162,7 +162,7 @@ def sentences(found: Answer, words: Words = ENGLISH) -> tuple[str, ...]:
              else words.not_article.format(label=label))
     flag = (words.flag_none if found.require_grad is None
             else words.flag.format(flag=str(found.require_grad).lower()))
-    grads = (words.grads.format(grads=", ".join(map(str, found.grads)), done=len(found.grads),
+    grads = (words.grads.format(grads=words.links_between.join(map(str, found.grads)), done=len(found.grads),
                                 planned=found.planned_steps)
              if found.grads else words.grads_none)
     if found.error_type is None:

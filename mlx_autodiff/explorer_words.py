@@ -58,7 +58,7 @@ class Words:
     relocations: dict[str, str]  # each `scenarios.Relocation.choice` as the form offers it
     sequence_first: str  # {move}: the first move of a relocation `relocations` has no words for
     sequence_next: str  # {move}: each move after it
-    links_between: str  # between a table row's links to its pictures
+    links_between: str  # between the items of a list: a row's links to its pictures, the gradient counts
     lazy_origin: str  # {built_on}: a combination's label, for a model never read before moving
     moved_label: str  # {origin} {written}
     unmoved_label: str  # {origin}

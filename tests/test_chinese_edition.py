@@ -221,6 +221,35 @@ def test_exercise_headings_use_full_width_parentheses(book_build) -> None:  # no
     assert found >= 20, f"only {found} exercise headings found"
 
 
+RETIRED = re.compile(r"列印|笔记本|搬动")
+"""Words a Chinese reader flagged: 列印 (Taiwanese; 打印), 笔记本 (the glossary keeps notebook), 搬动
+(the glossary's relocation is 搬运); a theme's catalog wrote the first two."""
+
+
+@pytest.mark.slow
+def test_no_page_uses_a_word_the_glossary_replaced(book_build) -> None:  # noqa: F811
+    found = [(docname, match[0]) for docname in toc_pages()
+             for match in RETIRED.finditer(page_html(CHINESE, docname))]
+    assert found == [], found
+
+
+SPACED_LINK = re.compile(r'[\u4e00-\u9fff（「，。：；、] <a (?![^>]*class="provenance)[^>]*>[\u4e00-\u9fff]'
+                         r'|[\u4e00-\u9fff]</a> [\u4e00-\u9fff）」，。：；、]')
+"""A space between Chinese text and a link whose words are Chinese (见 第 3 章): Chinese puts none;
+a space stays only between Han and Latin (locale/zh_CN/GLOSSARY.md's style). A provenance marker
+is a framed badge, set apart on purpose."""
+
+
+@pytest.mark.slow
+def test_a_chinese_link_sits_in_its_sentence_without_spaces(book_build) -> None:  # noqa: F811
+    found = []
+    for docname in toc_pages():
+        text = re.sub(r"<script.*?</script>|<template.*?</template>", "", page_html(CHINESE, docname),
+                      flags=re.S)
+        found += [(docname, text[max(0, m.start() - 20):m.end() + 20]) for m in SPACED_LINK.finditer(text)]
+    assert found == [], found
+
+
 def search_index(language: str) -> dict:
     text = (SITE / language / "searchindex.js").read_text(encoding="utf8")
     return json.loads(re.search(r"Search\.setIndex\((.*)\)\s*$", text, re.S)[1])

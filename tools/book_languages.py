@@ -54,7 +54,9 @@ and `_build/html/zh_CN/`, the Chinese text coming from the gettext catalogs in
   "light/dark", "Back to top", Sphinx's own "Link to this heading", whose zh_CN entry is empty)
   fall back to `ThemeWords`; the search box's placeholder (`search_bar_text`, a theme option
   never translated) and the footer's author are set per edition (`theme_words`), and so is a
-  dropdown's "Click to show" (`toggle_words`) and its button's name (`toggle_label`);
+  dropdown's "Click to show" (`toggle_words`) and its button's name (`toggle_label`); where
+  sphinx-book-theme's own zh_CN catalog says it otherwise (列印, 笔记本), the words' part "theme"
+  ("booktheme") goes before it (`book_theme_words`);
 - lets Chinese search find the glossary's words: Sphinx's Chinese index (sphinx/search/zh.py)
   splits text with jieba, which cuts 懒参数 into 懒 + 参数 and drops one-character words, so
   every term of locale/<language>/GLOSSARY.md's Chinese column goes into a jieba user
@@ -98,6 +100,7 @@ from typing import Any
 from docutils import nodes
 from myst_nb.sphinx_ import Parser as NotebookParser
 from sphinx import addnodes
+from sphinx import locale as sphinx_locale
 from sphinx.application import Sphinx
 from sphinx.config import Config
 from sphinx.locale import init as init_locale
@@ -183,6 +186,32 @@ def exercise_titles(app: Sphinx, pagename: str, templatename: str, context: dict
         lambda match: '<p class="admonition-title">' + say(
             said["solution_title"], exercise=f"<a {match[1]}>{match[2]}</a>", title=match[3]) + "</p>",
         context["body"])
+
+
+class CatalogOverrides(gettext.NullTranslations):
+    """A theme catalog's words that the edition writes otherwise, before the catalog itself."""
+
+    def __init__(self, table: dict[str, str]) -> None:
+        super().__init__()
+        self.table = table
+
+    def gettext(self, message: str) -> str:
+        return self.table[message] if message in self.table else super().gettext(message)
+
+
+def book_theme_words(app: Sphinx) -> None:
+    """sphinx-book-theme 1.x's own zh_CN catalog writes "Print to PDF" as 列印成 PDF (a Taiwanese
+    word; the mainland says 打印) and a notebook as 笔记本 (this book keeps notebook, GLOSSARY.md):
+    the words' part "theme" ("booktheme") goes in front of that catalog (`get_translation("booktheme")`
+    looks it up whenever a page is written)."""
+    table = words(app.config.language, "theme")["booktheme"]
+    if (app.config.language or "en") == "en" or not table:
+        return
+    key = ("general", "booktheme")
+    overrides = CatalogOverrides(table)
+    if key in sphinx_locale.translators:
+        overrides.add_fallback(sphinx_locale.translators[key])
+    sphinx_locale.translators[key] = overrides
 
 
 def theme_catalog(app: Sphinx) -> None:
@@ -565,6 +594,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("config-inited", toggle_label, priority=600)  # its script after togglebutton.js
     app.connect("config-inited", search_dictionary)
     app.connect("builder-inited", theme_catalog)
+    app.connect("builder-inited", book_theme_words)
     app.connect("builder-inited", share_executed_folder, priority=600)
     app.connect("html-page-context", link_languages)
     app.connect("html-page-context", word_breaks)
