@@ -12,7 +12,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from bookkit.pictures.table import Table
-from bookkit.words import spoken
+from bookkit.words import say, spoken, words
 from bookkit.words.explained import phrased
 from bookkit.words.multilingual import Editions
 
@@ -85,6 +85,17 @@ def render(rows: list[Row], info: dict[str, str], markdown: bool) -> str:
     return "\n".join(lines)
 
 
+ARCHITECTURES = ("x86_64", "AMD64", "arm64", "aarch64")
+
+
+def shown_platform(platform: str) -> str:
+    """What a reader needs of a machine's `platform.platform()`: its system and architecture
+    ("Linux x86_64", "macOS arm64"), not the measuring machine's kernel build
+    ("Linux-6.18.44-fc-v1272-x86_64-with-glibc2.36")."""
+    parts = platform.split("-")
+    return " ".join([parts[0], *[part for part in parts[1:] if part in ARCHITECTURES][:1]])
+
+
 def table(rows: list[Row], info: dict[str, str]) -> Editions:
     """The results as the book's appendix shows them (an HTML table, captioned with the machine), in
     every edition's words."""
@@ -92,10 +103,13 @@ def table(rows: list[Row], info: dict[str, str]) -> Editions:
     def make() -> Table:
         language = spoken()
         header = [phrased(cell, "bench", language) for cell in HEADER]
-        about = ", ".join(f"{phrased(key, 'bench', language)}: {phrased(value, 'bench', language)}"
-                          for key, value in info.items())
+        said = words(language, "bench_machine")
+        shown = {**info, "platform": shown_platform(info["platform"])} if "platform" in info else info
+        about = said["between"].join(
+            say(said["item"], key=phrased(key, "bench", language), value=phrased(value, "bench", language))
+            for key, value in shown.items())
         return Table(header, [_cells(row, language) for row in rows],
-                     caption=phrased(f"Machine: {about}", "bench", language))
+                     caption=say(words(language, "bench")["machine"], about=about))
 
     return Table.in_every_language(make)
 

@@ -150,10 +150,8 @@ def label_words(found: Answer, words: Words) -> str:
     """A combination's label in `words`' language: the method's own label, or its three choices."""
     if found.article:
         return words.labels.get(found.name, found.label)
-    origin = found.built_on if found.read_first else words.lazy_origin.format(built_on=found.built_on)
     written = next(r.written for r in RELOCATIONS if r.choice == found.relocation)
-    return words.moved_label.format(origin=origin, written=written) if written else (
-        words.unmoved_label.format(origin=origin))
+    return words.combination_label(found.built_on, found.read_first, written)
 
 
 def sentences(found: Answer, words: Words = ENGLISH) -> tuple[str, ...]:
@@ -164,7 +162,7 @@ def sentences(found: Answer, words: Words = ENGLISH) -> tuple[str, ...]:
              else words.not_article.format(label=label))
     flag = (words.flag_none if found.require_grad is None
             else words.flag.format(flag=str(found.require_grad).lower()))
-    grads = (words.grads.format(grads=", ".join(map(str, found.grads)), done=len(found.grads),
+    grads = (words.grads.format(grads=words.links_between.join(map(str, found.grads)), done=len(found.grads),
                                 planned=found.planned_steps)
              if found.grads else words.grads_none)
     if found.error_type is None:
@@ -355,7 +353,7 @@ def _row(found: Answer, folder: str, words: Words) -> str:
         f"<tr><td>{escape(read_first)}</td><td>{escape(relocation_words(found, words))}</td>"
         f"<td>{article}</td>"
         f"<td>{flag}</td><td>{grads}</td>"
-        f'<td>{ends}<br><span class="explorer-links">{", ".join(pictures)}</span></td></tr>'
+        f'<td>{ends}<br><span class="explorer-links">{words.links_between.join(pictures)}</span></td></tr>'
     )
 
 

@@ -58,6 +58,7 @@ class Words:
     relocations: dict[str, str]  # each `scenarios.Relocation.choice` as the form offers it
     sequence_first: str  # {move}: the first move of a relocation `relocations` has no words for
     sequence_next: str  # {move}: each move after it
+    links_between: str  # between the items of a list: a row's links to its pictures, the gradient counts
     lazy_origin: str  # {built_on}: a combination's label, for a model never read before moving
     moved_label: str  # {origin} {written}
     unmoved_label: str  # {origin}
@@ -73,6 +74,13 @@ class Words:
         first, *rest = written.split(".")
         return self.sequence_first.format(move=first) + "".join(
             self.sequence_next.format(move=move) for move in rest)
+
+    def combination_label(self, built_on: str, read_first: bool, written: str) -> str:
+        """A combination's label in this language from its three choices (`written`: its moves as
+        `combinations.Relocation` writes them, empty when not moved)."""
+        origin = built_on if read_first else self.lazy_origin.format(built_on=built_on)
+        return self.moved_label.format(origin=origin, written=written) if written else (
+            self.unmoved_label.format(origin=origin))
 
     @staticmethod
     def of(language: str) -> Words:

@@ -82,7 +82,7 @@ def describe(record: RunRecord) -> str:
     if not steps:
         done = _w("no_step")
     else:
-        grads = ", ".join(str(s.grads) for s in steps)
+        grads = _w("numbers_between").join(str(s.grads) for s in steps)
         loss = (_w("loss_once", loss=f"{steps[0].loss:.4f}") if len(steps) == 1
                 else _w("loss_first_last", first=f"{steps[0].loss:.4f}", last=f"{steps[-1].loss:.4f}",
                         step=steps[-1].step))

@@ -25,7 +25,7 @@ from typing import Literal
 
 from bookkit.pictures.graph import Graph, snapshot
 from bookkit.pictures.render import Drawing
-from bookkit.runs.combinations import COMBINATIONS
+from bookkit.runs.combinations import COMBINATIONS, Relocation
 from bookkit.runs.methods import EXTRA_SCENARIOS, SCENARIOS, TARGET, Scenario, initialized
 from bookkit.words import languages, say, words
 from mlx_autodiff.device import Device
@@ -201,7 +201,7 @@ def run(name_or_scenario: str | Scenario, steps: int = 5) -> RunRecord:
     optim = AdamConfig().init()
     for k in range(steps):
         try:
-            model = _step(scenario.name, k, model, x, y, optim, record)
+            model = _step(scenario, k, model, x, y, optim, record)
         except AutodiffError as err:
             record.error = _run_error(err, k)
             break
@@ -209,18 +209,18 @@ def run(name_or_scenario: str | Scenario, steps: int = 5) -> RunRecord:
 
 
 def _step(
-    name: str, k: int, model: Module, x: Tensor, y: Tensor, optim: Optimizer, record: RunRecord
+    scenario: Scenario, k: int, model: Module, x: Tensor, y: Tensor, optim: Optimizer, record: RunRecord
 ) -> Module:
     """One iteration of the article's loop; appends to `record` only if it completes."""
     loss = MseLoss().forward(model.forward(x), y, Reduction.MEAN)
     record.snapshots.append(
         Snapshot(
-            k, "before", snapshot(_run_title("before", name, k), module=model, tensors={"loss": loss})
+            k, "before", snapshot(_run_title("before", scenario, k), module=model, tensors={"loss": loss})
         )
     )
     value = loss.into_scalar()
     check_loss(k, value)
-    after = _run_title("after", name, k)
+    after = _run_title("after", scenario, k)
     try:
         grads = loss.backward()
     except AutodiffError as err:
@@ -236,9 +236,17 @@ def _step(
     return model
 
 
-def _run_title(phase: str, name: str, k: int) -> dict[str, str]:
-    """A snapshot's title in every language: "ad-fork: step 1, after backward"."""
-    return {code: say(words(code, "run_titles")[phase], name=name, k=k) for code in languages()}
+def _run_title(phase: str, scenario: Scenario, k: int) -> dict[str, str]:
+    """A snapshot's title in every language: "ad-fork: step 1, after backward". A method is named as
+    the book names it (the article's names); a combination only the explorer runs is named by its
+    choices in each language ("flex（懒参数） -> fork"), its own name being a key (`flex-lazy-fork`)."""
+    from bookkit.explorer.words import WORDS  # the explorer's package imports this module: imported here
+
+    named = scenario.name in SCENARIOS or scenario.name in EXTRA_SCENARIOS
+    written = Relocation.of(scenario.moves).written
+    return {code: say(words(code, "run_titles")[phase], k=k, name=scenario.name if named else
+                      WORDS[code].combination_label(scenario.built_on, scenario.read_first, written))
+            for code in languages()}
 
 
 def _run_error(err: AutodiffError, step: int | None) -> RunError:

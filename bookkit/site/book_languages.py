@@ -40,7 +40,9 @@ and `_build/html/zh_CN/`, the Chinese text coming from the gettext catalogs in
   sphinx-exercise's own zh_CN catalog ("练习"). A solution's heading repeats its exercise's
   title from the copy sphinx-exercise keeps in `env.sphinx_exercise_registry` when the directive
   runs, before the page is translated, so `KeepTranslatedExercises` replaces that copy with the
-  translated exercise ("解答 练习 4.1 (找出……)", not the English title);
+  translated exercise (练习 4.1 的参考答案（找出……）, not the English title); the exercise's and the
+  solution's headings are written in the edition's words (`exercise_titles`: sphinx-exercise's
+  ASCII parentheses and "Solution to" word order were English);
 - writes the page's words (the part "page" of bookkit/words/<language>.json) into every
   page's head as `<script type="application/json" id="tds-words">`, where the scripts in
   _static/ read what they show a reader;
@@ -52,7 +54,9 @@ and `_build/html/zh_CN/`, the Chinese text coming from the gettext catalogs in
   "light/dark", "Back to top", Sphinx's own "Link to this heading", whose zh_CN entry is empty)
   fall back to `ThemeWords`; the search box's placeholder (`search_bar_text`, a theme option
   never translated) and the footer's author are set per edition (`theme_words`), and so is a
-  dropdown's "Click to show" (`toggle_words`);
+  dropdown's "Click to show" (`toggle_words`) and its button's name (`toggle_label`); where
+  sphinx-book-theme's own zh_CN catalog says it otherwise (列印, 笔记本), the words' part "theme"
+  ("booktheme") goes before it (`book_theme_words`);
 - lets Chinese search find the glossary's words: Sphinx's Chinese index (sphinx/search/zh.py)
   splits text with jieba, which cuts 懒参数 into 懒 + 参数 and drops one-character words, so
   every term of locale/<language>/GLOSSARY.md's Chinese column goes into a jieba user
@@ -96,6 +100,7 @@ from typing import Any
 from docutils import nodes
 from myst_nb.sphinx_ import Parser as NotebookParser
 from sphinx import addnodes
+from sphinx import locale as sphinx_locale
 from sphinx.application import Sphinx
 from sphinx.config import Config
 from sphinx.locale import init as init_locale
@@ -108,7 +113,7 @@ from sphinx_exercise.nodes import exercise_enumerable_node, exercise_node, exerc
 from sphinx_external_toc.events import InsertToctrees
 
 from bookkit.site.layout import page_path, relative, url
-from bookkit.words import PLACEHOLDER, words
+from bookkit.words import PLACEHOLDER, say, words
 from bookkit.words.explained import explained
 from bookkit.words.language import LANGUAGES, Language
 from bookkit.words.multilingual import pick
@@ -145,6 +150,68 @@ def toggle_words(app: Sphinx, config: Config) -> None:
     this runs before its config-inited handler writes the hint into the page."""
     said = words(config.language, "theme")
     config.togglebutton_hint, config.togglebutton_hint_hide = said["toggle_show"], said["toggle_hide"]
+
+
+def toggle_label(app: Sphinx, config: Config) -> None:
+    """A dropdown's button named in the edition's language: sphinx-togglebutton 0.4.5's togglebutton.js
+    writes `aria-label="Toggle hidden content"` into every button it makes, with no setting to change it.
+    This script runs after it (its handler is added later, on the same DOMContentLoaded)."""
+    label = json.dumps(words(config.language, "theme")["toggle_label"], ensure_ascii=False)
+    app.add_js_file(None, body='document.addEventListener("DOMContentLoaded", () => '
+                               'document.querySelectorAll(".toggle-button").forEach('
+                               f'(button) => button.setAttribute("aria-label", {label})));')
+
+
+EXERCISE_TITLE = re.compile(r'(<p class="admonition-title"><span class="caption-number">)'
+                            r'([^<]*?) ?</span> \((.*?)\)</p>', re.S)
+SOLUTION_TITLE = re.compile(r'<p class="admonition-title">[^<]*'
+                            r'<a (class="reference internal" href="#[^"]*")> ([^<]*?) '
+                            r'\((.*?)\)</a></p>', re.S)
+
+
+def exercise_titles(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any],
+                    doctree: Any) -> None:
+    """An exercise's and its solution's headings in the edition's words. sphinx-exercise 1.x writes
+    "Exercise 4.1 (title)" and "Solution to Exercise 4.1 (title)" with ASCII parentheses and its own
+    word order (post_transforms.py, `ResolveTitlesInExercises`, `resolve_solution_title`), so a Chinese
+    page read "解答 练习 4.1 (……)"; the words' part "theme" says how each edition writes them
+    (练习 4.1（……）, 练习 4.1 的参考答案（……）), the number still a link to the exercise."""
+    if "body" not in context:
+        return
+    said = words(app.config.language, "theme")
+    context["body"] = EXERCISE_TITLE.sub(
+        lambda match: f"{match[1]}{match[2]}</span>{say(said['exercise_title'], title=match[3])}</p>",
+        context["body"])
+    context["body"] = SOLUTION_TITLE.sub(
+        lambda match: '<p class="admonition-title">' + say(
+            said["solution_title"], exercise=f"<a {match[1]}>{match[2]}</a>", title=match[3]) + "</p>",
+        context["body"])
+
+
+class CatalogOverrides(gettext.NullTranslations):
+    """A theme catalog's words that the edition writes otherwise, before the catalog itself."""
+
+    def __init__(self, table: dict[str, str]) -> None:
+        super().__init__()
+        self.table = table
+
+    def gettext(self, message: str) -> str:
+        return self.table[message] if message in self.table else super().gettext(message)
+
+
+def book_theme_words(app: Sphinx) -> None:
+    """sphinx-book-theme 1.x's own zh_CN catalog writes "Print to PDF" as 列印成 PDF (a Taiwanese
+    word; the mainland says 打印) and a notebook as 笔记本 (this book keeps notebook, GLOSSARY.md):
+    the words' part "theme" ("booktheme") goes in front of that catalog (`get_translation("booktheme")`
+    looks it up whenever a page is written)."""
+    table = words(app.config.language, "theme")["booktheme"]
+    if (app.config.language or "en") == "en" or not table:
+        return
+    key = ("general", "booktheme")
+    overrides = CatalogOverrides(table)
+    if key in sphinx_locale.translators:
+        overrides.add_fallback(sphinx_locale.translators[key])
+    sphinx_locale.translators[key] = overrides
 
 
 def theme_catalog(app: Sphinx) -> None:
@@ -524,9 +591,12 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("config-inited", add_switcher)
     app.connect("config-inited", theme_words)
     app.connect("config-inited", toggle_words, priority=400)  # before sphinx-togglebutton's (500)
+    app.connect("config-inited", toggle_label, priority=600)  # its script after togglebutton.js
     app.connect("config-inited", search_dictionary)
     app.connect("builder-inited", theme_catalog)
+    app.connect("builder-inited", book_theme_words)
     app.connect("builder-inited", share_executed_folder, priority=600)
     app.connect("html-page-context", link_languages)
     app.connect("html-page-context", word_breaks)
+    app.connect("html-page-context", exercise_titles)
     return {"parallel_read_safe": True, "parallel_write_safe": True}

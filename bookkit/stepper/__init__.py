@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import re
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import asdict, dataclass, field
 from enum import Enum
@@ -404,6 +405,9 @@ def _done(trace: BackwardTrace, kept: list[Landed], language: str | None) -> str
                                                                          where=where)
 
 
+FULL_WIDTH_SPACE = re.compile(r"(?<=[（）「」，、；：。]) | (?=[（）「」，、；：。])")
+
+
 def _missed(trace: BackwardTrace, missed: tuple[int, ...], language: str | None) -> str:
     text = words(language, "stepper")
     return say(text["missed"], nodes=_and([name(trace.nodes[n], language) for n in missed], text))
@@ -414,7 +418,10 @@ def _shape(shape: tuple[int, ...]) -> str:
 
 
 def _and(items: list[str], text: Mapping[str, str], last: str = "and") -> str:
-    return items[0] if len(items) == 1 else text["comma"].join(items[:-1]) + text[last] + items[-1]
+    """The items in one phrase; a space the words put beside a full-width mark goes (a Chinese item
+    ends with one: NodeId(0) 'weight' 叶子（位于 flex）和 …)."""
+    joined = items[0] if len(items) == 1 else text["comma"].join(items[:-1]) + text[last] + items[-1]
+    return FULL_WIDTH_SPACE.sub("", joined)
 
 
 def _first_sentence(message: str) -> str:

@@ -33,7 +33,9 @@ from bookkit.workbook import (
     read_notebook,
     resolve,
 )
+from bookkit.workbook.chapters import chapters
 from bookkit.workbook.grade import language_of
+from bookkit.workbook.translation import catalog
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -55,6 +57,9 @@ def _parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(required=True, metavar="COMMAND")
 
     listing = commands.add_parser("list", parents=[book], help="every exercise in the book")
+    listing.add_argument(
+        "--language", default="en", choices=languages(), help="the edition: en (default) or zh_CN"
+    )
     listing.set_defaults(command=_list)
 
     getting = commands.add_parser(
@@ -90,11 +95,14 @@ def _list(args: argparse.Namespace) -> int:
     if not found:
         print("The book has no exercises yet.")
         return 0
-    names = [ex.name() for ex in found]
+    by_name = {chapter.name: chapter for chapter in chapters(args.book)}
+    names = [ex.name(args.language) for ex in found]
+    titles = [catalog(by_name[ex.chapter], args.language).get(" ".join(ex.title.split()), ex.title)
+              for ex in found]  # each as its edition's page writes it
     name_width = max(len(name) for name in names)
     label_width = max(len(ex.label) for ex in found)
-    for ex, name in zip(found, names, strict=True):
-        print(f"{name:<{name_width}}  {ex.label:<{label_width}}  {ex.title}".rstrip())
+    for ex, name, title in zip(found, names, titles, strict=True):
+        print(f"{name:<{name_width}}  {ex.label:<{label_width}}  {title}".rstrip())
     return 0
 
 

@@ -244,7 +244,7 @@ def stub_cell(
     """A cell that says what to define and raises NotImplementedError until the reader replaces it."""
     said = _words(language)
     names = names_to_define(nb, exercise)
-    listed = ", ".join(f"`{name}`" for name in names)
+    listed = said["between"].join(f"`{name}`" for name in names)
     what = say(said["define"], names=listed) if names else said["define_any"]
     title = say(said["title"], title=exercise.title) if exercise.title else ""
     heading = say(said["stub_heading"], exercise=exercise.name(language), label=exercise.label, title=title)

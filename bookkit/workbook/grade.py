@@ -330,7 +330,8 @@ def result_of(exercise: Exercise, verdict: dict[str, Any], language: str,
         reason = message(exercise.label, verdict["key"], verdict.get("fields", {}), language)
         return Result(exercise, False, reason, f"failed:{verdict['key']}")
     if status == "refused":
-        return Result(exercise, False, say(said["refused"], found=", ".join(verdict["found"])), status)
+        found = said["between"].join(verdict["found"])
+        return Result(exercise, False, say(said["refused"], found=found), status)
     if status == "must_define":
         name = verdict["name"]
         return Result(exercise, False, say(said["must_define"], name=name), f"must_define:{name}")

@@ -139,6 +139,14 @@ def test_a_directive_inside_a_code_fence_is_not_an_exercise() -> None:
     assert exercises(nb, "00") == []
 
 
+def test_list_in_chinese_prints_the_chinese_pages_names_and_titles(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """Appendix 2's list of exercises comes from `list --language`: each edition's own words."""
+    assert main(["list", "--language", "zh_CN"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines and all(re.match(r"练习 \d+\.\d+ +ex-\S+ +.*[\u4e00-\u9fff]", line) for line in lines), lines
+
+
 def test_list_prints_number_label_and_title(book: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["list", "--book", str(book)]) == 0
     lines = capsys.readouterr().out.splitlines()

@@ -153,3 +153,17 @@ def test_messages_printed_one_after_another_are_each_explained() -> None:
     kept = {"backward", "loss", "autodiff", "fork", "metal", "flex", "weight", "bias", "NotTrainableError",
             "MissingGradientsError", "to_device", "plain"}
     assert english_phrases(re.sub(r"\w+Error: ", "", chinese), kept) == [], chinese
+
+
+@pytest.mark.parametrize("backend", [None, "metal", "cuda"])
+def test_what_a_device_says_it_is_reads_in_chinese(monkeypatch: pytest.MonkeyPatch,
+                                                   backend: str | None) -> None:
+    """`Device.describe()` is printed on the index page and appendices 1 and 2: the Chinese pages
+    write it in Chinese, on a build machine with a GPU or without one."""
+    from mlx_autodiff import device
+
+    monkeypatch.setattr(device, "accelerator_backend", lambda: backend)
+    for said in (Device.flex().describe(), Device.metal().describe(), Device.metal().autodiff().describe()):
+        chinese = explained(f"metal.autodiff | {said}", "zh_CN")
+        english = re.search(r"\b(the|backed|through|build)\b", chinese)
+        assert chinese != f"metal.autodiff | {said}" and "：" in chinese and not english, chinese

@@ -10,6 +10,7 @@ builds give the same bytes.
 from __future__ import annotations
 
 import json
+import re
 import string
 from itertools import product
 from pathlib import Path
@@ -172,3 +173,19 @@ def test_the_chinese_page_says_everything_in_chinese_but_the_identifiers(records
     assert found.error_type in lines[3] and first_paragraph(found.message) in lines[3], (
         "the error's type and Burn's words stay English")
     assert f"\"lines\":{json.dumps(list(lines), ensure_ascii=False, separators=(',', ':'))}" in html
+
+
+def test_a_combinations_picture_is_titled_in_each_editions_words() -> None:
+    """A combination no chapter names is titled by its choices (`flex（懒参数） -> fork`), not by its key
+    (`flex-lazy-fork`, English words in a Chinese title); the article's methods keep their names."""
+    from bookkit.runs.combinations import COMBINATIONS
+    from bookkit.runs.methods import SCENARIOS
+    from bookkit.runs.scenarios import _run_title
+
+    for scenario in COMBINATIONS.values():
+        chinese = _run_title("after", scenario, 0)["zh_CN"]
+        if scenario.name in SCENARIOS:
+            assert chinese.startswith(f"{scenario.name}："), chinese
+        else:
+            english = re.search(r"\b(read|lazy|unmoved)\b", chinese)
+            assert scenario.name not in chinese and not english, chinese

@@ -74,6 +74,32 @@ def test_an_editions_output_shows_english_unprocessed_and_each_language_picked()
         Editions({"zh_CN": "<p>帧</p>"})
 
 
+LATIN_IN_CHINESE = re.compile(r"[\u4e00-\u9fff](?:[,;!?]|: | ?\()|(?:[,;!?]|\))[\u4e00-\u9fff]|[“”]")
+"""A Latin comma, semicolon, colon, parenthesis or curly quote beside a Han character: a Chinese
+sentence writes ，；：（）and 「」 (locale/zh_CN/GLOSSARY.md); code and a markdown link ([文字](url))
+keep theirs."""
+
+
+def _texts(table: Any, where: str = "") -> list[tuple[str, str]]:
+    if isinstance(table, dict):
+        return [found for key, value in table.items() for found in _texts(value, f"{where}.{key}")]
+    if isinstance(table, list):
+        return [found for at, value in enumerate(table) for found in _texts(value, f"{where}[{at}]")]
+    return [(where, table)] if isinstance(table, str) else []
+
+
+@pytest.mark.parametrize("path", ["bookkit/words/zh_CN.json", "bookkit/words/checks/zh_CN.json",
+                                  "bookkit/burn_check/words/zh_CN.json"])
+def test_chinese_words_punctuate_as_chinese(path: str) -> None:
+    import json
+    from pathlib import Path
+
+    table = json.loads((Path(__file__).resolve().parents[2] / path).read_text("utf8"))
+    found = [(where, text[max(0, m.start() - 15):m.end() + 15]) for where, text in _texts(table)
+             for m in LATIN_IN_CHINESE.finditer(re.sub(r"`[^`]*`|\]\([^)]*\)", "", text))]
+    assert found == [], f"{path}: Latin punctuation in a Chinese sentence"
+
+
 # ----- words that repeat an English text kept elsewhere -------------------------------------------
 
 def test_the_english_explanations_and_meanings_are_the_engines_own() -> None:

@@ -10,6 +10,7 @@ a page offers for download (it carries the cells' outputs).
 from __future__ import annotations
 
 import json
+import platform
 import re
 import sys
 from pathlib import Path
@@ -17,9 +18,14 @@ from pathlib import Path
 import pytest
 from book_outputs import ROOT, SITE, WITHOUT_CJK, book_build, edition_pages  # noqa: F401 (a fixture)
 
-MACHINE = sorted({str(ROOT), str(Path.home()), sys.prefix, sys.base_prefix, str(WITHOUT_CJK)}, key=len,
-                 reverse=True)
-"""Paths of this machine that a page could carry: the checkout, the home folder, the Pythons."""
+RECORDED = sorted({json.loads((ROOT / "book" / "_data" / name).read_text("utf8"))[side]["platform"]
+                   for name, side in (("bench.json", "machine"), ("setup.json", "this_machine"))})
+"""The kernel strings (`platform.platform()`) of the machines that measured book/_data/: a page says
+"Linux x86_64" (`bench_rows.shown_platform`), what a reader needs, not their kernels' builds."""
+MACHINE = sorted({str(ROOT), str(Path.home()), sys.prefix, sys.base_prefix, str(WITHOUT_CJK),
+                  platform.platform(), *RECORDED}, key=len, reverse=True)
+"""What of this machine a page could carry: the checkout, the home folder, the Pythons, its platform
+string (appendix 2 once printed `platform.system(), platform.machine()` of the build machine)."""
 PATH_LIKE = re.compile(r"site-packages|dist-packages|/ipykernel_\d+/|\.py:\d+: ")
 """What a traceback or a warning's location looks like, on any machine."""
 WARNING = re.compile(r"\b[A-Z]\w*Warning: |Glyph \d+ .{0,60}missing from font")
@@ -44,10 +50,19 @@ def shown_text(notebook: Path) -> str:
 
 def test_the_reader_finds_what_the_issue_saw() -> None:
     """The warning the pages showed (issue 40), with its path, and a stderr stream of an untagged cell."""
-    seen = (f"{ROOT}/mlx_autodiff/curves.py:312: UserWarning: Glyph 35757 "
+    seen = (f"{ROOT}/bookkit/pictures/curves.py:312: UserWarning: Glyph 35757 "
             "(\\N{CJK UNIFIED IDEOGRAPH-8BAD}) missing from font(s) DejaVu Sans.")
     assert len(problems(seen)) >= 3  # the warning, the glyph, the checkout's path (and the .py:line)
     assert problems("训练步 (2 grads) · /usr/share/doc · Warning") == []
+    assert RECORDED and problems(f"平台：{RECORDED[0]}") and problems(platform.platform())
+
+
+def test_a_measuring_machine_is_shown_by_its_system_and_architecture() -> None:
+    from bookkit.bench.rows import shown_platform
+
+    assert shown_platform("Linux-6.18.44-fc-v1272-x86_64-with-glibc2.36") == "Linux x86_64"
+    assert shown_platform("macOS-14.5-arm64-arm-64bit") == "macOS arm64"
+    assert all(shown_platform(recorded) not in MACHINE for recorded in RECORDED)
     cell = '<div class="cell tag_x docutils container"><div class="output stderr highlight">x</div>'
     assert [match["tags"] for match in STDERR.finditer(cell)] == ["tag_x docutils container"]
 
