@@ -195,6 +195,18 @@ def test_every_sidebar_toggle_is_named_after_its_entry_in_the_editions_words(boo
 
 
 @pytest.mark.slow
+def test_the_footers_author_line_is_written_as_each_edition_writes_it(book_build) -> None:  # noqa: F811
+    """作者：to_device, seen 的作者们, with no space after the full-width colon (the theme's template
+    joined its "By" and the author with one); English keeps "By The to_device, seen authors"."""
+    line = re.compile(r'<p class="component-author">\s*(.*?)\s*</p>', re.S)
+    for language in ["en", CHINESE]:
+        said = words(language, "theme")
+        found = line.findall(page_html(language, "book/04-step-0"))
+        assert found == [said["author_line"].format(author=said["author"])], (language, found)
+    assert "作者： " not in page_html(CHINESE, "book/04-step-0")
+
+
+@pytest.mark.slow
 def test_solution_headings_repeat_the_translated_exercise_title(book_build) -> None:  # noqa: F811
     titles = re.compile(r'<p class="admonition-title"><a [^>]*>练习 [\d.]+</a> 的参考答案（(.*?)）</p>', re.S)
     found = 0

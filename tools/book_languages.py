@@ -137,10 +137,14 @@ class ThemeWords(gettext.NullTranslations):
 
 
 def theme_words(app: Sphinx, config: Config) -> None:
-    """The search box's placeholder and the footer's author in the edition's language."""
+    """The search box's placeholder and the footer's author line in the edition's language."""
     said = words(config.language, "theme")
     config.html_theme_options = {**config.html_theme_options, "search_bar_text": said["search_bar_text"]}
     config.author = said["author"]
+    # _templates/author.html writes it: sphinx-book-theme 1.x's joined its "By" (作者：) and the author
+    # with a space, which Chinese does not write
+    line = say(said["author_line"], author=said["author"])
+    config.html_context = {**config.html_context, "author_line": line}
 
 
 def toggle_words(app: Sphinx, config: Config) -> None:
