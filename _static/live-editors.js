@@ -99,7 +99,7 @@ live.editors = function editors(ctx, connection, grading) {
     cell.mark = live.element('span', { class: 'live-edited-mark' }, say('editedMark'));
     cell.note = live.element('span', { class: 'live-note' });
     controls.append(runButton);
-    if (cell.answerTo) controls.append(live.button(say('runCheck'), () => grading.runCheck(cell.answerTo, cell)));
+    if (cell.answerTo) controls.append(live.button(say('runCheck'), () => grading.runCheck(cell.answerTo)));
     if (!cell.answerTo && page.cells.some((entry) => entry.index < cell.index)) {
       controls.append(live.button(say('runAllAbove'), () => above.runAllAbove(cell)));
     }
@@ -121,6 +121,7 @@ live.editors = function editors(ctx, connection, grading) {
     }
     editor.on('change', (cm, change) => {
       const source = edited(cell);
+      grading.answerChanged(cell); // a verdict of other code no longer stands
       if (change.origin === 'tdsElsewhere') return; // another tab's edit, already stored
       cell.typedHere = true;
       cell.elsewhere.hidden = true;

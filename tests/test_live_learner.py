@@ -600,3 +600,121 @@ def os_kill(pid: int, sig: int) -> None:
 
     with contextlib.suppress(ProcessLookupError):
         os.kill(pid, sig)
+
+
+# ----- issue 41's second learner: a verdict is about the code that was checked --------------------
+
+
+SOLUTION = "def no_effect(model, x, y):"  # the first line of the book's solution to ex-04-smoke-test
+
+
+def book_solution(opened: LivePage) -> str:
+    return opened.cell(opened.cell_index(SOLUTION)).locator(".cell_input pre").text_content()
+
+
+def verdict_of(opened: LivePage, answer: str = ANSWER) -> tuple[str, str, str]:
+    """(the verdict's words, its data-code, its class) under an answer cell."""
+    verdict = opened.page.locator(f"{answer} .live-verdict")
+    return (verdict.inner_text(), verdict.get_attribute("data-code") or "",
+            verdict.get_attribute("class") or "")
+
+
+@pytest.mark.parametrize("edition", EDITIONS)
+def test_a_verdict_goes_out_of_date_as_soon_as_the_answer_changes(live, open_page, edition: str) -> None:
+    opened = open_page(chapter_url(live, edition))
+    opened.go_live()
+    # a space between a number and Han (locale/zh_CN/GLOSSARY.md): 「你对练习 4.1 的解答」
+    title = opened.page.locator(f"{ANSWER} .live-answer-title").inner_text()
+    assert not re.search(r"[0-9A-Za-z][\u4e00-\u9fff]|[\u4e00-\u9fff][0-9A-Za-z]", title), title
+    solution = book_solution(opened)
+    passed, text, code = opened.check(ANSWER, solution)
+    assert passed and code == "pass", code
+    assert not re.search(r"[0-9][\u4e00-\u9fff]", text), text
+    opened.set_code(ANSWER, 'no_effect = "garbage"')  # the learner's step: the "Pass" must not stay
+    text, code, kind = verdict_of(opened)
+    assert (text, code) == (opened.words["checkOutdated"], "outdated") and "live-pass" not in kind, text
+    # a change while the check runs: the verdict that comes is about code the cell no longer holds
+    opened.set_code(ANSWER, solution)
+    opened.page.locator(ANSWER).get_by_role("button", name=opened.words["runCheck"]).click()
+    opened.set_code(ANSWER, 'no_effect = "garbage"')
+    opened.page.wait_for_function("s => document.querySelector(s + ' .live-verdict').dataset.code",
+                                  arg=ANSWER, timeout=READY_S * 1000)
+    text, code, kind = verdict_of(opened)
+    assert (text, code) == (opened.words["checkOutdated"], "outdated") and "live-pass" not in kind, text
+    # a fail goes out of date too; the same code checked again is judged again
+    passed, _, code = opened.check(ANSWER, 'no_effect = "garbage"')
+    assert not passed and code != "outdated"
+    opened.set_code(ANSWER, solution)
+    assert verdict_of(opened)[1] == "outdated"
+    assert opened.check(ANSWER)[0]
+    assert not opened.errors, opened.errors
+
+
+def hold_checks(opened: LivePage) -> list:
+    """Hold every "Run check" request (POST) of the page until the test lets it go; the list fills."""
+    held: list = []
+    opened.page.route("**/mlx-autodiff/check", lambda route: held.append(route)
+                      if route.request.method == "POST" else route.continue_())
+    return held
+
+
+def until(opened: LivePage, done, timeout_s: float = 30) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not done():
+        assert time.monotonic() < deadline, "timed out"
+        opened.page.wait_for_timeout(50)
+
+
+@pytest.mark.parametrize("edition", EDITIONS)
+def test_only_the_reply_to_the_latest_check_shows_and_a_second_click_cancels_the_first(
+        live, open_page, edition: str) -> None:
+    """The learner's race: a slow wrong answer's check, then the solution's; the first reply came last
+    and overwrote the Pass. Here the first reply is held until the second's verdict shows."""
+    opened = open_page(chapter_url(live, edition))
+    opened.go_live()
+    solution = book_solution(opened)
+    held = hold_checks(opened)
+    button = opened.page.locator(ANSWER).get_by_role("button", name=opened.words["runCheck"])
+    opened.set_code(ANSWER, 'no_effect = "wrong"')
+    button.click()
+    until(opened, lambda: len(held) == 1)
+    opened.set_code(ANSWER, solution)
+    button.click()
+    until(opened, lambda: len(held) == 2)
+    assert verdict_of(opened)[0] == opened.words["checkingAgain"]  # the second click says what it did
+    bodies = [json.loads(route.request.post_data) for route in held]
+    assert bodies[0]["request"] != bodies[1]["request"], bodies
+    held[1].continue_()
+    opened.page.wait_for_function("s => document.querySelector(s + ' .live-verdict').dataset.code",
+                                  arg=ANSWER, timeout=READY_S * 1000)
+    assert verdict_of(opened)[1] == "pass"
+    try:  # the first check's real reply, late; its fetch was cancelled, so the browser may refuse it
+        held[0].fulfill(response=held[0].fetch())
+    except Exception:  # noqa: BLE001 (playwright's error for a request the page already cancelled)
+        pass
+    opened.page.wait_for_timeout(1000)
+    text, code, _ = verdict_of(opened)
+    assert code == "pass", text
+    assert not opened.errors, opened.errors
+
+
+@pytest.mark.parametrize("edition", EDITIONS)
+def test_a_long_check_says_the_graders_limit_and_can_be_cancelled(live, open_page, edition: str) -> None:
+    from mlx_autodiff.workbook.grade import DEFAULT_TIMEOUT
+
+    opened = open_page(chapter_url(live, edition))
+    opened.go_live()
+    held = hold_checks(opened)  # a check that does not answer, as a looping answer's does for 120 s
+    opened.set_code(ANSWER, "while True:\n    pass")
+    opened.page.locator(ANSWER).get_by_role("button", name=opened.words["runCheck"]).click()
+    cancel = opened.page.locator(ANSWER).get_by_role("button", name=opened.words["cancelCheck"])
+    cancel.wait_for(state="visible", timeout=30_000)
+    limit = opened.words["checkingLimit"].replace("{s}", f"{DEFAULT_TIMEOUT:g}")
+    assert limit in verdict_of(opened)[0], verdict_of(opened)[0]
+    cancel.click()
+    assert verdict_of(opened)[0] == opened.words["checkCancelled"]
+    assert opened.page.evaluate("!!document.activeElement.closest('.CodeMirror')")  # focus stays near
+    assert len(held) == 1
+    opened.page.unroute("**/mlx-autodiff/check")
+    assert opened.check(ANSWER, book_solution(opened))[0]  # and the next check works
+    assert not opened.errors, opened.errors
