@@ -107,6 +107,7 @@ function liveCells() {
 
   /** The status: one of connecting, ready, busy, restarted, disconnected, what it means, the way on. */
   ctx.show = function show(state, detail, control = null) {
+    ctx.saidResetAll = false; // the status says something else now
     ui.status.dataset.state = state;
     ui.status.replaceChildren(live.element('strong', {}, say.state(state)),
                               document.createTextNode(detail ? ` \u2014 ${detail}` : ''));
@@ -125,7 +126,15 @@ function liveCells() {
   ctx.cellName = (cell) => (cell && cell.editor
     ? say('cellStarting', { code: cell.editor.getValue().split('\n')[0].slice(0, 60) }) : say('hiddenCell'));
 
-  ctx.edits = live.savedEdits(page, () => ctx.tell(say('storageRefused')));
+  // the browser refused to store an edit: the line under the tools says so until a save works again,
+  // since the status is soon about something else
+  ctx.edits = live.savedEdits(page, (refused) => {
+    if (refused === ui.kept.classList.contains('live-kept-refused')) return;
+    ui.kept.classList.toggle('live-kept-refused', refused);
+    ui.kept.setAttribute('role', refused ? 'alert' : 'note');
+    ui.kept.textContent = say(refused ? 'storageRefused' : 'editsKept');
+    if (refused) ctx.tell(say('storageRefused'));
+  });
   /** "Reset all edits", "Download my notebook" and where edits are kept: shown while the page holds any
    * edit, or is live. */
   ctx.editsChanged = function editsChanged() {
@@ -138,6 +147,8 @@ function liveCells() {
     ui.tools.hidden = !edited && !on;
     // before "Run live": how many cells hold the reader's code (another tab may change them)
     if (!ctx.cells && !on && !ui.status.dataset.state) ui.status.textContent = edited ? say.count('edited', edited) : '';
+    // "the book's code is back in every cell" no longer holds once another tab changed one since
+    else if (ctx.saidResetAll && edited) ctx.tell(say.count('changedSinceReset', edited));
     return edited;
   };
 
@@ -149,6 +160,7 @@ function liveCells() {
     ctx.editsChanged();
     if (ctx.cells) ctx.tell(say('resetAllDone'));
     else ui.status.textContent = say('resetAllDone');
+    ctx.saidResetAll = Boolean(ctx.cells);
     // the button hid itself: a keyboard reader's focus goes to the status that says what happened, not to the page's top
     if ([ui.resetAll, document.body, null].includes(document.activeElement)) ui.status.focus();
   }

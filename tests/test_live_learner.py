@@ -718,3 +718,65 @@ def test_a_long_check_says_the_graders_limit_and_can_be_cancelled(live, open_pag
     opened.page.unroute("**/mlx-autodiff/check")
     assert opened.check(ANSWER, book_solution(opened))[0]  # and the next check works
     assert not opened.errors, opened.errors
+
+
+STORAGE_EVENTS_JS = """() => { window.heardSaves = [];
+  addEventListener('storage', (e) => heardSaves.push(e.newValue || ''));
+  // what this tab had heard when its reader clicked (capture: before the button's own handler)
+  addEventListener('click', () => { window.heardBeforeClick = heardSaves.slice(); }, true); }"""
+
+
+def test_reset_all_in_one_tab_is_not_undone_by_another_tabs_pending_save(live, open_page) -> None:
+    """The learner's steps: tab one (English) types into a cell; within the 300 ms before its save,
+    tab two (Chinese) resets every edit. The reset came later, so it wins in both tabs; tab one's
+    code stays within its reach; and tab two's status never says every cell is the book's when not."""
+    one = open_page(chapter_url(live, "en"))
+    first = one.cell_index(FIRST)
+    two = open_page(chapter_url(live, "zh_CN"), beside=one)
+    one.go_live()
+    two.go_live()
+    book = one.code(first)
+    two.set_code(first, book + "\n# an older edit")  # so "Reset all edits" has something to reset
+    one.page.wait_for_timeout(800)
+    two.page.evaluate(STORAGE_EVENTS_JS)
+    two.page.once("dialog", lambda dialog: dialog.accept())
+    mine = book + "\n# typed in tab one"
+    one.set_code(first, mine)  # saved 300 ms later
+    two.page.get_by_role("button", name=two.words["resetAll"]).click()
+    one.page.wait_for_timeout(1000)  # tab one's pending save has landed
+    early = [value for value in two.page.evaluate("heardBeforeClick") if "typed in tab one" in value]
+    assert not early, "tab one saved before the reset: the race was not reproduced"
+    stored = two.page.evaluate(f"localStorage.getItem('live-edits:' + {json.dumps(one.data()['path'])})")
+    assert "typed in tab one" not in (stored or ""), stored
+    assert two.code(first) == book and one.code(first) == book
+    assert two.status.inner_text().endswith(two.words["resetAllDone"])
+    said = one.cell(first).locator(".live-elsewhere")
+    assert said.is_visible() and said.inner_text().startswith(one.words["changedElsewhereMine"])
+    said.get_by_role("button", name=one.words["putMineBack"]).click()  # nothing of tab one's is lost
+    assert one.code(first) == mine
+    # an edit after the reset is the later intention: it is kept, and tab two's status says so
+    one.page.wait_for_timeout(800)
+    assert two.code(first) == mine
+    assert two.words["resetAllDone"] not in two.status.inner_text()
+    assert two.words["changedSinceReset_one"] in two.status.inner_text(), two.status.inner_text()
+    assert not one.errors and not two.errors, (one.errors, two.errors)
+
+
+@pytest.mark.parametrize("edition", EDITIONS)
+def test_a_refused_store_stays_said_and_the_line_under_the_tools_agrees(live, open_page,
+                                                                         edition: str) -> None:
+    opened = open_page(chapter_url(live, edition))
+    first = opened.cell_index(FIRST)
+    opened.go_live()
+    opened.page.evaluate("""() => { const store = Storage.prototype.setItem;  // localStorage only
+      Storage.prototype.setItem = function (...args) {
+        if (this === localStorage) throw new DOMException('full', 'QuotaExceededError');
+        return store.apply(this, args); }; }""")
+    opened.set_code(first, "kept = 1")
+    opened.page.wait_for_timeout(800)
+    kept = opened.page.locator(".live-kept")
+    assert kept.inner_text() == opened.words["storageRefused"]
+    assert run_and_wait(opened, first).startswith(("ran", "运行完毕"))  # the status moves on; the line stays
+    assert kept.is_visible() and kept.inner_text() == opened.words["storageRefused"]
+    assert opened.words["editsKept"] not in opened.page.locator(".live-tools").inner_text()
+    assert not violations(opened.page, within=".live-tools")
