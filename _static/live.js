@@ -145,6 +145,8 @@ function liveCells() {
     ui.download.hidden = !edited && !on;
     ui.kept.hidden = !edited && !on;
     ui.tools.hidden = !edited && !on;
+    // the download is offered: keep what it starts from, so it works after the book's server stops
+    if (edited || on) live.keepNotebook(ctx).catch(() => {});
     // before "Run live": how many cells hold the reader's code (another tab may change them)
     if (!ctx.cells && !on && !ui.status.dataset.state) ui.status.textContent = edited ? say.count('edited', edited) : '';
     // "the book's code is back in every cell" no longer holds once another tab changed one since

@@ -780,3 +780,27 @@ def test_a_refused_store_stays_said_and_the_line_under_the_tools_agrees(live, op
     assert kept.is_visible() and kept.inner_text() == opened.words["storageRefused"]
     assert opened.words["editsKept"] not in opened.page.locator(".live-tools").inner_text()
     assert not violations(opened.page, within=".live-tools")
+
+
+@pytest.mark.parametrize("edition", EDITIONS)
+def test_download_my_notebook_works_after_make_live_stopped(open_page, tmp_path, edition: str) -> None:
+    """The learner's steps: edit an answer, stop `make live` (both servers), click "Download my
+    notebook": the file comes, with the edit, from what the page kept when it went live."""
+    servers = MakeLive()
+    try:
+        opened = open_page(servers.page_url().replace("/en/", f"/{edition}/"))
+        notebooks = [url for url in opened.requests if ".ipynb" in url]
+        assert not notebooks, f"a page only read fetched {notebooks} (the page weight before Run live)"
+        opened.go_live()
+        opened.set_code(ANSWER, "my_answer = 41")
+        opened.page.wait_for_timeout(500)
+    finally:
+        servers.stop()
+    opened.wait_for_state("disconnected", 60)
+    with opened.page.expect_download() as download:
+        opened.page.get_by_role("button", name=opened.words["download"]).click()
+    path = tmp_path / download.value.suggested_filename
+    download.value.save_as(path)
+    mine = nbformat.read(path, as_version=4)
+    assert "my_answer = 41" in [cell.source for cell in mine.cells]
+    assert "Failed to fetch" not in opened.status.inner_text()
