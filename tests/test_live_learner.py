@@ -804,3 +804,25 @@ def test_download_my_notebook_works_after_make_live_stopped(open_page, tmp_path,
     mine = nbformat.read(path, as_version=4)
     assert "my_answer = 41" in [cell.source for cell in mine.cells]
     assert "Failed to fetch" not in opened.status.inner_text()
+
+
+def test_chapter_12s_report_links_its_chapters_relatively() -> None:
+    """The learner's finding: the report linked to http://127.0.0.1:8000/... (site_layout.LOCAL_PORT),
+    dead when the book is served on another port or published elsewhere."""
+    from mlx_autodiff import site_layout
+
+    for edition in EDITIONS:
+        page = SITE / edition / "book" / "12-am-i-hit.html"
+        body = page.read_text(encoding="utf8")
+        reports = re.findall(r'<pre class="burn-check-report">.*?</pre>', body, re.S)
+        assert reports, "chapter 12 shows no burn-check report"
+        assert not [report for report in reports if site_layout.local() in report
+                    or site_layout.base_url(ROOT) in report]
+        links = [link for report in reports for link in re.findall(r'<a href="([^"]+)"', report)]
+        assert any(link.startswith("10-fixes.html#") for link in links), links
+        for link in links:
+            target, _, anchor = link.partition("#")
+            assert not re.match(r"[a-z]+:", link), link
+            linked = (page.parent / target).resolve()
+            assert linked.is_file(), link
+            assert f'id="{anchor}"' in linked.read_text(encoding="utf8"), link
