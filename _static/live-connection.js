@@ -101,7 +101,7 @@ live.connection = function connection(ctx) {
       if (reused === null) throw new Error(say('noAnswer', { s: KERNEL_START_S }));
       ctx.readyFor = ctx.session;
     } catch (error) {
-      ctx.show('disconnected', say('notStarted', { why: error.message || error }), ui.recover);
+      ctx.show('disconnected', say('notStarted', { why: live.why(error, say) }), ui.recover);
       return false;
     }
     sessionStorage.setItem(ctx.liveKey, '1');

@@ -156,9 +156,13 @@ live.editors = function editors(ctx, connection, grading) {
     if (!cell) return ctx.editsChanged();
     const theirs = entry ? entry.source : cell.original;
     const mine = cell.editor.getValue();
-    if (theirs === mine) return;
+    if (theirs === mine) { // nothing changed here after all: an earlier note is out of date
+      if (!cell.elsewhere.querySelector('button')) cell.elsewhere.hidden = true;
+      return;
+    }
     cell.elsewhere.hidden = false;
     if (cell.typedHere && mine !== cell.original) { // this tab's own code: keep it within reach
+      cell.keptMine = mine;
       cell.elsewhere.replaceChildren(say('changedElsewhereMine'), ' ', live.button(say('putMineBack'), () => {
         cell.editor.setValue(mine);
         cell.elsewhere.hidden = true;
@@ -220,6 +224,8 @@ live.editors = function editors(ctx, connection, grading) {
     if (connection.pending()) cell.note.textContent = say('waitingTurn');
     cell.ranSource = source; // what the output below shows from now on
     cell.hasOutput = true;
+    // a note that another tab changed the code: the reader ran what is here now, so it is dealt with
+    if (!cell.elsewhere.querySelector('button') || source === cell.keptMine) cell.elsewhere.hidden = true;
     cell.outputBeforeAbove = false;
     edited(cell);
     const reply = await connection.execute(cell, source, {

@@ -112,6 +112,7 @@ function liveCells() {
     ui.status.replaceChildren(live.element('strong', {}, say.state(state)),
                               document.createTextNode(detail ? ` \u2014 ${detail}` : ''));
     ui.recover.hidden = control !== ui.recover;
+    if (!ui.recover.hidden) ui.launch.hidden = true; // one way on: "Reconnect" does what "Run live" did
     ui.rerun.hidden = control !== ui.rerun;
     if (control === ui.restart) ui.restart.hidden = false;
     fitted();
@@ -176,9 +177,11 @@ function liveCells() {
   ctx.edits.onChange = editors.changedElsewhere; // another tab of this page changed a cell
 
   live.takeCredentialsFromUrl();
-  // A new URL from "make live" pasted into this tab: use its token at once if the page was live.
-  addEventListener('hashchange', () => live.takeCredentialsFromUrl() && sessionStorage.getItem(ctx.liveKey)
-                                       && connection.start(true));
+  // A new URL from "make live" pasted into this tab: use its token at once if the page was live, or
+  // tried to be (what the status says about the old token no longer holds).
+  addEventListener('hashchange', () => live.takeCredentialsFromUrl()
+    && (sessionStorage.getItem(ctx.liveKey) || ui.status.dataset.state === 'disconnected')
+    && connection.start(true));
   if (sessionStorage.getItem(ctx.liveKey) && live.credentials()) connection.start(true);
 }
 

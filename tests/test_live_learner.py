@@ -826,3 +826,84 @@ def test_chapter_12s_report_links_its_chapters_relatively() -> None:
             linked = (page.parent / target).resolve()
             assert linked.is_file(), link
             assert f'id="{anchor}"' in linked.read_text(encoding="utf8"), link
+
+
+# ----- what the page says in its own words, and notes that go once they no longer hold -----------
+
+
+@pytest.mark.parametrize("edition", EDITIONS)
+def test_a_stopped_server_is_said_in_the_pages_words_never_the_browsers(open_page, edition: str) -> None:
+    servers = MakeLive()
+    try:
+        opened = open_page(servers.page_url().replace("/en/", f"/{edition}/"))
+        opened.page.route("**/*.ipynb", lambda route: route.abort())  # the download's notebook: no answer
+        opened.go_live()
+        opened.set_code(ANSWER, "my_answer = 41")
+    finally:
+        servers.stop()
+    opened.wait_for_state("disconnected", 60)
+    opened.page.locator(ANSWER).get_by_role("button", name=opened.words["runCheck"]).click()
+    opened.page.wait_for_function(
+        "s => /live-fail/.test(document.querySelector(s + ' .live-verdict').className)", arg=ANSWER,
+        timeout=30_000)
+    said = verdict_of(opened)[0]
+    assert said == opened.words["notGraded"].replace("{why}", opened.words["serverUnreachable"]), said
+    opened.page.get_by_role("button", name=opened.words["download"]).click()
+    unreadable = opened.words["unreadable"].replace("{why}", opened.words["bookServerGone"])
+    opened.page.wait_for_function("t => document.querySelector('.live-status[role=status]').textContent"
+                                  ".includes(t)", arg=unreadable, timeout=10_000)
+    assert "Failed to fetch" not in opened.page.locator("article").inner_text()
+
+
+@pytest.mark.parametrize("edition", EDITIONS)
+def test_a_run_all_above_stopped_by_an_empty_error_has_no_trailing_colon(live, open_page,
+                                                                          edition: str) -> None:
+    opened = open_page(chapter_url(live, edition))
+    first = opened.cell_index(FIRST)
+    last = opened.cell_index(LAST)
+    opened.go_live()
+    opened.set_code(first, "raise KeyboardInterrupt")  # as an interrupted run ends: no value
+    said = opened.click(last, "runAllAbove")
+    where = opened.words["cellStarting"].replace("{code}", "raise KeyboardInterrupt")
+    assert said == opened.words["stoppedRaisedBare"].replace("{where}", where).replace(
+        "{name}", "KeyboardInterrupt"), said
+    assert not said.rstrip().endswith(":")
+
+
+def test_changed_elsewhere_notes_go_once_dealt_with_or_out_of_date(live, open_page) -> None:
+    one = open_page(live.page_url())
+    first = one.cell_index(FIRST)
+    graph = one.cell_index("after_backward", whole=True)
+    other = open_page(live.page_url(), beside=one)
+    one.go_live()
+    other.go_live()
+    book = one.code(first)
+    other.set_code(first, book + "\n# from tab two")
+    said = one.cell(first).locator(".live-elsewhere")
+    said.wait_for(state="visible", timeout=5000)
+    assert said.inner_text() == one.words["changedElsewhere"]
+    assert run_and_wait(one, first).startswith("ran")  # the reader ran what is there: dealt with
+    assert not said.is_visible()
+    other.set_code(graph, one.code(graph) + "\n# two")
+    noted = one.cell(graph).locator(".live-elsewhere")
+    noted.wait_for(state="visible", timeout=5000)
+    one.cell(graph).get_by_role("button", name=one.words["reset"]).click()  # the reader chose the book's
+    assert not noted.is_visible()
+    assert not one.errors and not other.errors, (one.errors, other.errors)
+
+
+@pytest.mark.parametrize("edition", EDITIONS)
+def test_a_new_token_in_the_address_clears_the_old_refusal(live, open_page, edition: str) -> None:
+    """The learner pasted make live's URL into a tab that had been refused and never connected."""
+    url = chapter_url(live, edition)
+    page, fragment = url.split("#", 1)
+    wrong = re.sub(r"token=[^&]+", "token=not-the-token", fragment)
+    opened = open_page(f"{page}#{wrong}")
+    opened.page.get_by_role("button", name=opened.words["runLive"]).click()
+    opened.wait_for_state("disconnected", 30)
+    assert opened.words["refused"].split(".")[0] in opened.status.inner_text()
+    assert not opened.page.get_by_role("button", name=opened.words["runLive"]).is_visible()
+    assert opened.page.get_by_role("button", name=opened.words["reconnect"]).is_visible()
+    opened.page.evaluate("h => { location.hash = h; }", fragment)
+    opened.wait_for_state("ready")
+    assert opened.words["refused"].split(".")[0] not in opened.status.inner_text()
