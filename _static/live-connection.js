@@ -139,6 +139,7 @@ live.connection = function connection(ctx) {
       live.pickEditions(ctx.rendermime);
       live.explainErrors(ctx.rendermime, ctx.page.explained);
       live.keepAnsiColours(ctx.rendermime);
+      live.capOutputs(ctx.rendermime, say); // last: it sees each output first, and the others only its part
     }
     if (!ctx.cells) ctx.buildCells(config);
     conn.server = live.connectQuietly(config);

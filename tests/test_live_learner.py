@@ -907,3 +907,34 @@ def test_a_new_token_in_the_address_clears_the_old_refusal(live, open_page, edit
     opened.page.evaluate("h => { location.hash = h; }", fragment)
     opened.wait_for_state("ready")
     assert opened.words["refused"].split(".")[0] not in opened.status.inner_text()
+
+
+# ----- a large output, and the editors in the dark theme ------------------------------------------
+
+
+@pytest.mark.parametrize("edition", EDITIONS)
+def test_a_hundred_thousand_printed_lines_are_capped_and_the_whole_text_can_be_saved(
+        live, open_page, tmp_path, edition: str) -> None:
+    """The learner's 100 000 printed lines left the page unresponsive for about 80 s, with 4.7 M
+    characters in the DOM. The page shows the first and last lines, says how many it left out, and
+    saves the whole text on request."""
+    opened = open_page(chapter_url(live, edition))
+    first = opened.cell_index(FIRST)
+    opened.go_live()
+    opened.set_code(first, "for i in range(100_000):\n    print(i)")
+    assert run_and_wait(opened, first).startswith(("ran", "运行完毕"))
+    shown = opened.cell(first).locator(".cell_output").inner_text()
+    assert len(shown) < 20_000, len(shown)
+    assert shown.lstrip().startswith("0\n1\n2") and "\n99999" in shown, shown[-300:]
+    left = 100_000 - 1000  # the first 200 and last 800 lines are shown
+    assert opened.words["outputLinesLeft_other"].replace("{n}", str(left)) in shown
+    with opened.page.expect_download() as download:
+        opened.cell(first).get_by_role("button", name=opened.words["saveWholeOutput"]).click()
+    path = tmp_path / "output.txt"
+    download.value.save_as(path)
+    assert path.read_text().split() == [str(i) for i in range(100_000)]
+    # the page still answers: a short cell runs after it
+    opened.set_code(first, "print('after')")
+    assert run_and_wait(opened, first).startswith(("ran", "运行完毕"))
+    assert not opened.cell(first).locator(".live-output-capped").count()
+    assert not opened.errors, opened.errors
