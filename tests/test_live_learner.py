@@ -763,26 +763,6 @@ def test_reset_all_in_one_tab_is_not_undone_by_another_tabs_pending_save(live, o
 
 
 @pytest.mark.parametrize("edition", EDITIONS)
-def test_a_refused_store_stays_said_and_the_line_under_the_tools_agrees(live, open_page,
-                                                                         edition: str) -> None:
-    opened = open_page(chapter_url(live, edition))
-    first = opened.cell_index(FIRST)
-    opened.go_live()
-    opened.page.evaluate("""() => { const store = Storage.prototype.setItem;  // localStorage only
-      Storage.prototype.setItem = function (...args) {
-        if (this === localStorage) throw new DOMException('full', 'QuotaExceededError');
-        return store.apply(this, args); }; }""")
-    opened.set_code(first, "kept = 1")
-    opened.page.wait_for_timeout(800)
-    kept = opened.page.locator(".live-kept")
-    assert kept.inner_text() == opened.words["storageRefused"]
-    assert run_and_wait(opened, first).startswith(("ran", "运行完毕"))  # the status moves on; the line stays
-    assert kept.is_visible() and kept.inner_text() == opened.words["storageRefused"]
-    assert opened.words["editsKept"] not in opened.page.locator(".live-tools").inner_text()
-    assert not violations(opened.page, within=".live-tools")
-
-
-@pytest.mark.parametrize("edition", EDITIONS)
 def test_download_my_notebook_works_after_make_live_stopped(open_page, tmp_path, edition: str) -> None:
     """The learner's steps: edit an answer, stop `make live` (both servers), click "Download my
     notebook": the file comes, with the edit, from what the page kept when it went live."""
@@ -909,6 +889,26 @@ def test_a_new_token_in_the_address_clears_the_old_refusal(live, open_page, edit
     assert opened.words["refused"].split(".")[0] not in opened.status.inner_text()
 
 
+@pytest.mark.parametrize("edition", EDITIONS)
+def test_a_refused_store_stays_said_and_the_line_under_the_tools_agrees(live, open_page,
+                                                                         edition: str) -> None:
+    opened = open_page(chapter_url(live, edition))
+    first = opened.cell_index(FIRST)
+    opened.go_live()
+    opened.page.evaluate("""() => { const store = Storage.prototype.setItem;  // localStorage only
+      Storage.prototype.setItem = function (...args) {
+        if (this === localStorage) throw new DOMException('full', 'QuotaExceededError');
+        return store.apply(this, args); }; }""")
+    opened.set_code(first, "kept = 1")
+    opened.page.wait_for_timeout(800)
+    kept = opened.page.locator(".live-kept")
+    assert kept.inner_text() == opened.words["storageRefused"]
+    assert run_and_wait(opened, first).startswith(("ran", "运行完毕"))  # the status moves on; the line stays
+    assert kept.is_visible() and kept.inner_text() == opened.words["storageRefused"]
+    assert opened.words["editsKept"] not in opened.page.locator(".live-tools").inner_text()
+    assert not violations(opened.page, within=".live-tools")
+
+
 # ----- a large output, and the editors in the dark theme ------------------------------------------
 
 
@@ -938,3 +938,20 @@ def test_a_hundred_thousand_printed_lines_are_capped_and_the_whole_text_can_be_s
     assert run_and_wait(opened, first).startswith(("ran", "运行完毕"))
     assert not opened.cell(first).locator(".live-output-capped").count()
     assert not opened.errors, opened.errors
+
+
+@pytest.mark.parametrize("edition", EDITIONS)
+def test_the_editors_follow_the_dark_theme(live, open_page, edition: str) -> None:
+    opened = open_page(chapter_url(live, edition))
+    opened.go_live()
+    show_dark(opened.page)
+    colours = opened.page.evaluate("""() => {
+      const bg = (el) => getComputedStyle(el).backgroundColor;
+      return [bg(document.querySelector('.live-answer .CodeMirror')),
+              bg(document.querySelector('[class*="live-cell-"] .CodeMirror')),
+              bg(document.querySelector('.solution div.highlight, details div.highlight'))];
+    }""")
+    assert colours[0] == colours[1] == colours[2], colours  # as dark as the static code blocks
+    opened.page.locator(f"{ANSWER} .CodeMirror").scroll_into_view_if_needed()
+    opened.screenshot(f"learner-dark-editor-{edition}")
+    assert not violations(opened.page, within=".thebe-input"), "an editor's colours in the dark theme"
