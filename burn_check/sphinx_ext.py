@@ -143,9 +143,9 @@ def relative_report_links(app: Sphinx, pagename: str, templatename: str, context
     here = page_path(pagename, app.config.language or "en")
     address = re.compile(re.escape(base_url(ROOT)) + r"([A-Za-z_]+/[\w./-]+\.html)(#[\w-]*)?")
 
-    def linked(found: re.Match[str]) -> str:
+    def linked(found: re.Match[str]) -> str:  # shown as the page's path in the site, linked relatively
         target = posixpath.relpath(found[1], posixpath.dirname(here)) + (found[2] or "")
-        return f'<a href="{html.escape(target)}">{html.escape(target)}</a>'
+        return f'<a href="{html.escape(target)}">{html.escape(found[1] + (found[2] or ""))}</a>'
 
     context["body"] = REPORT.sub(lambda report: address.sub(linked, report[0]), context["body"])
 

@@ -798,8 +798,12 @@ def test_chapter_12s_report_links_its_chapters_relatively() -> None:
         assert reports, "chapter 12 shows no burn-check report"
         assert not [report for report in reports if site_layout.local() in report
                     or site_layout.base_url(ROOT) in report]
-        links = [link for report in reports for link in re.findall(r'<a href="([^"]+)"', report)]
+        shown = [found for report in reports
+                 for found in re.findall(r'<a href="([^"]+)">([^<]+)</a>', report)]
+        links = [link for link, _ in shown]
         assert any(link.startswith("10-fixes.html#") for link in links), links
+        # each says where it goes in the site (a path: the zh phrase check reads it as one, not as English)
+        assert all(text == f"{edition}/book/{link}" for link, text in shown), shown[:3]
         for link in links:
             target, _, anchor = link.partition("#")
             assert not re.match(r"[a-z]+:", link), link
