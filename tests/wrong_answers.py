@@ -1085,6 +1085,44 @@ WRONG: dict[str, list[Answer]] = {
         Answer(
             "def guarded_backward(loss, model):\n"
             "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
+            "    if len(grads) != model.num_param_tensors():\n"
+            "        raise RuntimeError('gradients missing at step 0; steps 1, 2, 3, 4 would not train: use fork')\n"
+            "    return grads\n",
+            "no counts, only step numbers that hold every small count (issue 39's second learner)",
+            "failed:counts",
+        ),
+        Answer(
+            "def guarded_backward(loss, model):\n"
+            "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
+            "    if len(grads) != model.num_param_tensors():\n"
+            "        raise RuntimeError('第 0 步缺梯度；第 1、2、3、4 步都不会训练：用 fork')\n"
+            "    return grads\n",
+            "the same in Chinese: step numbers, no counts (issue 39's second learner)",
+            "failed:counts",
+        ),
+        Answer(
+            "def guarded_backward(loss, model):\n"
+            "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
+            "    if len(grads) != model.num_param_tensors():\n"
+            "        raise RuntimeError(f'expected {len(grads)} gradients but got {model.num_param_tensors()}')\n"
+            "    return grads\n",
+            "the two counts swapped: it says it expected the number it got (issue 39's second learner)",
+            "failed:counts",
+        ),
+        Answer(
+            "def guarded_backward(loss, model):\n"
+            "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
+            "    if len(grads) != model.num_param_tensors():\n"
+            "        raise RuntimeError(f'only {len(grads)} gradients came back: the to_device bug of Burn "
+            "0.22.1 (see chapter 2; appendix 4)')\n"
+            "    return grads\n",
+            "never says how many it expected: the other numbers are a version, a chapter and an appendix "
+            "(issue 39's second learner)",
+            "failed:counts",
+        ),
+        Answer(
+            "def guarded_backward(loss, model):\n"
+            "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
             "    expected = 2\n"
             "    if len(grads) != expected:\n"
             "        raise RuntimeError(f'{len(grads)} gradients, expected {expected}')\n"
