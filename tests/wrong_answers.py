@@ -1211,6 +1211,38 @@ WRONG: dict[str, list[Answer]] = {
             "no to_device case (a reviewer's try)",
             "failed:outcome",
         ),
+        Answer(
+            "def predict(model):\n"
+            "    ts = [p.val() for p in model.params()]\n"
+            "    if any(t.node is None for t in ts):\n"
+            "        return 'crash-at-step-0'\n"
+            "    return 'trains' if all(t.is_require_grad() for t in ts) else 'silent-then-crash'\n",
+            "an untracked leaf (an autodiff tensor that asks for no gradient, after no_grad) has a node: "
+            "it is taken for a to_device output (issue 39's second learner)",
+            "failed:outcome",
+        ),
+        Answer(
+            "def predict(model):\n"
+            "    ts = [p.val() for p in model.params()]\n"
+            "    if any(t.node is not None and t.node.op == 'to_device' for t in ts):\n"
+            "        return 'silent-then-crash'\n"
+            "    if any(t.node is None for t in ts):\n"
+            "        return 'crash-at-step-0'\n"
+            "    return 'trains'\n",
+            "every tensor with a node that is not a to_device output taken for a Grad leaf: an untracked "
+            "leaf trains nothing (issue 39's second learner)",
+            "failed:outcome",
+        ),
+        Answer(
+            "def predict(model):\n"
+            "    ts = [p.val() for p in model.params()]\n"
+            "    if not all(t.device.is_autodiff for t in ts):\n"
+            "        return 'crash-at-step-0'\n"
+            "    return 'trains' if all(t.is_require_grad() for t in ts) else 'silent-then-crash'\n",
+            "judges by the device: an untracked leaf lives on an autodiff device and still crashes at "
+            "step 0 (issue 39's second learner)",
+            "failed:outcome",
+        ),
     ],
 }
 
