@@ -428,17 +428,51 @@ def test_answers_are_read_by_label_with_the_cells_a_reader_added_under_them(book
 
 
 def test_a_copys_check_cell_grades_the_saved_answer(book: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """What a copy's check cell runs, outside a kernel: the file as saved (its stub, not done yet)."""
+    """What a copy's check cell runs, its notebook named: the file as saved (its stub, not done yet),
+    and which file it graded."""
     from mlx_autodiff.exercises import check_saved
 
     path = fork(resolve("90", book)).path
     cell = next(c for c in nbformat.read(path, as_version=4).cells
                 if c.metadata.get("exercise") == REQUIREMENTS and "check" in c.metadata.get("tags", []))
     assert f'check_saved("{REQUIREMENTS}", "90-fixture.ipynb")' in cell.source
-    check_saved(REQUIREMENTS, str(path), book=book)
+    check_saved(REQUIREMENTS, "90-fixture.ipynb", book=book, notebook=str(path))
     out = capsys.readouterr().out
-    assert out.startswith("FAIL  Exercise 1  ex-90-requirements") and "not done yet" in out, out
-    assert "ex-90-fork-fix" not in out, "only the cell's own exercise"
+    assert out.startswith(f"graded {path.resolve()} (as last saved)\nFAIL  Exercise 1  ex-90-requirements"), out
+    assert "not done yet" in out and "ex-90-fork-fix" not in out, "only the cell's own exercise"
+
+
+@pytest.mark.parametrize("front_end", ["__session__", "__vsc_ipynb_file__", None])
+def test_a_check_cell_grades_the_kernels_own_notebook_or_refuses_never_a_namesake(
+    book: Path, tmp_path: Path, monkeypatch, capsys: pytest.CaptureFixture[str], front_end: str | None
+) -> None:
+    """Issue 39's second learner: a copy saved as mine.ipynb beside a solved 90-fixture.ipynb, its check
+    cell run in a kernel that does not say its notebook (nbclient), graded the solved one and said PASS.
+    A kernel that says (JupyterLab, VS Code) gets its own file graded; one that does not gets a refusal
+    that names the file it would have graded and how to name this one."""
+    import IPython
+
+    from mlx_autodiff.exercises import check_saved
+    from mlx_autodiff.workbook import UnknownNotebookError
+
+    monkeypatch.chdir(tmp_path)
+    chapter = resolve("90", book)
+    solved = fork(chapter, tmp_path / "90-fixture.ipynb").path
+    source = chapter.read()
+    edited_copy(solved, {ex.label: "\n".join(source.cells[i].source for i in ex.solution_cells)
+                         for ex in exercises(source, chapter.name)})
+    mine = fork(chapter, tmp_path / "mine.ipynb").path  # the stub, not done
+    namespace = {front_end: str(mine)} if front_end else {}
+    monkeypatch.setattr(IPython, "get_ipython", lambda: type("Shell", (), {"user_ns": namespace})())
+    if front_end is None:
+        with pytest.raises(UnknownNotebookError) as refused:
+            check_saved(REQUIREMENTS, "90-fixture.ipynb", book=book)
+        assert str(solved.resolve()) in str(refused.value) and "notebook=" in str(refused.value)
+        assert capsys.readouterr().out == "", "nothing graded"
+        return
+    check_saved(REQUIREMENTS, "90-fixture.ipynb", book=book)
+    out = capsys.readouterr().out
+    assert out.startswith(f"graded {mine.resolve()} (as last saved)\nFAIL") and "not done yet" in out, out
 
 
 def test_blank_is_comments_and_space_only() -> None:

@@ -37,7 +37,7 @@ from .answers import answers_in, is_blank, stubs_of
 from .chapters import ROOT, Chapter, chapter_of_copy, read_notebook
 from .checks import case, message
 from .convention import FORK_KEY, Exercise, exercises, tags
-from .errors import NoExercisesError
+from .errors import NoExercisesError, UnknownNotebookError
 from .fork import GRADER, names_to_define
 from .numbering import numbered
 
@@ -160,18 +160,41 @@ def _titled(exercise: Exercise, title: str | None) -> Exercise:
     return replace(exercise, title=title) if title else exercise
 
 
-def check_saved(label: str, saved_as: str, timeout: float = DEFAULT_TIMEOUT, book: Path = ROOT) -> None:
-    """A copy's check cell: grade the answer to `label` saved in this notebook, and print the verdict.
+KERNEL_NOTEBOOK = ("__session__", "__vsc_ipynb_file__")
+"""Names a kernel's front end sets to the notebook's path: JupyterLab's (through ipykernel), VS Code's."""
 
-    The notebook is the kernel's own (`__session__`, which JupyterLab sets) or else `saved_as` in
-    the kernel's folder; what is graded is the file as last saved, never this kernel's state."""
+
+def kernel_notebook() -> Path | None:
+    """The notebook this kernel runs in, if its front end says (None outside a kernel, or if it does not)."""
     from IPython import get_ipython
 
     shell = get_ipython()
-    session = shell.user_ns.get("__session__", "") if shell is not None else ""
-    path = Path(session) if str(session).endswith(".ipynb") and Path(session).is_file() else Path(saved_as)
+    for name in KERNEL_NOTEBOOK:
+        value = str(shell.user_ns.get(name, "")) if shell is not None else ""
+        if value.endswith(".ipynb") and Path(value).is_file():
+            return Path(value)
+    return None
+
+
+def check_saved(label: str, saved_as: str, timeout: float = DEFAULT_TIMEOUT, book: Path = ROOT,
+                notebook: str | None = None) -> None:
+    """A copy's check cell: grade the answer to `label` saved in this notebook, print which file was
+    graded and the verdict.
+
+    The notebook is the one the kernel says it runs in (KERNEL_NOTEBOOK), or else the one the reader
+    names (`notebook`); `saved_as`, the name the copy was written with, is only what the refusal shows,
+    never graded on a guess: a copy saved under another name beside a solved one would grade that one.
+    What is graded is the file as last saved, never this kernel's state."""
+    path = kernel_notebook() or (Path(notebook) if notebook else None)
+    if path is None:
+        guess = Path(saved_as).resolve()
+        language = language_of(read_notebook(guess)) if guess.is_file() else "en"
+        raise UnknownNotebookError(say(words(language, "exercises")["which_notebook"], path=guess,
+                                       label=json.dumps(label), saved_as=json.dumps(saved_as, ensure_ascii=False),
+                                       grader=GRADER))
     nb = read_notebook(path)
     report = check(nb, path.name, book, timeout, only=label)
+    print(say(words(report.language, "exercises")["graded_file"], path=path.resolve()))
     print("\n".join(report.lines()[:-1]))
 
 
