@@ -1040,3 +1040,49 @@ def test_pip_install_of_the_repository_gives_a_checker_that_grades_a_notebook_an
                           text=True, env=env, cwd=folder, timeout=600)
     assert done.returncode == 1, done.stdout + done.stderr
     assert "not a new model" in done.stdout and "0 of 2 exercises pass" in done.stdout, done.stdout
+
+
+FAKE_JUDGE = '''
+import json, os, sys
+job = json.loads(sys.stdin.readline())
+def say(message):
+    os.write(job["channel"], (json.dumps({**message, "nonce": job["nonce"]}) + "\\n").encode())
+say({"event": "ready"})
+while sys.stdin.readline():
+    say({"event": "verdict", "status": "pass"})
+    say({"event": "ready"})
+'''
+
+
+def test_the_grading_process_imports_nothing_from_the_folder_grading_started_in(
+    book: Path, tmp_path: Path, monkeypatch
+) -> None:
+    """Issue 39's second learner: an answer wrote mlx_autodiff/grader/judge.py into the folder `check`
+    ran in, and the next wrong answer graded there passed. The grading process starts isolated (python -I)
+    in an empty folder of its own, with the engine's own folder first on its path."""
+    fake = tmp_path / "learner"
+    (fake / "mlx_autodiff" / "grader").mkdir(parents=True)
+    (fake / "mlx_autodiff" / "__init__.py").write_text("")
+    (fake / "mlx_autodiff" / "grader" / "__init__.py").write_text("")
+    (fake / "mlx_autodiff" / "grader" / "judge.py").write_text(FAKE_JUDGE)
+    monkeypatch.chdir(fake)
+    monkeypatch.setenv("PYTHONPATH", str(fake))
+    chapter = resolve("90", book)
+    exercise = next(ex for ex in numbered(chapter) if ex.label == FORK_FIX)
+    assert judge_answers(chapter, exercise, ["model = 42"], timeout=600)[0]["status"] != "pass"
+
+
+def test_an_engine_module_loaded_from_elsewhere_is_named() -> None:
+    """The grading process refuses to grade when any engine or grader module came from anywhere but the
+    engine's folder (its verdict `foreign_engine`, said in the reader's language)."""
+    from mlx_autodiff.grader.judge import _loaded_elsewhere
+    from mlx_autodiff.workbook.grade import ENGINE
+
+    assert not any(name.startswith("mlx_autodiff.") for name in _loaded_elsewhere(str(ENGINE)))
+    found = _loaded_elsewhere("/nowhere")
+    assert any(name.startswith("mlx_autodiff.grader.judge from ") for name in found), found
+    exercise = next(ex for ex in book_exercises(ROOT))
+    for language in ("en", "zh_CN"):
+        result = result_of(exercise, {"status": "foreign_engine", "found": found[:1], "engine": str(ENGINE)},
+                           language)
+        assert not result.passed and result.code == "foreign_engine" and found[0] in result.reason

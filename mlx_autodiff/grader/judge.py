@@ -48,6 +48,10 @@ def main() -> int:
     monitor = install()
     install_probes()
     _import_the_engine()
+    foreign = _loaded_elsewhere(job["engine"])
+    if foreign:
+        say({"event": "verdict", "status": "foreign_engine", "found": foreign, "engine": job["engine"]})
+        return 0
     monitor.protect(protected_objects())
     shell = _shell()
     while True:
@@ -95,6 +99,25 @@ def _import_the_engine() -> None:
         if not found.name.startswith(("mlx_autodiff.bench", "mlx_autodiff.workbook",
                                       "mlx_autodiff.exercises")):
             importlib.import_module(found.name)
+
+
+def _loaded_elsewhere(engine: str) -> list[str]:
+    """The engine's modules (the grader's too) loaded from anywhere but `engine`, the package folder the
+    parent loaded: "mlx_autodiff.grader.judge from /some/folder/mlx_autodiff/grader/judge.py"."""
+    from pathlib import Path
+
+    home = Path(engine).resolve()
+    found = []
+    for name, module in list(sys.modules.items()):
+        if name == "__main__" or name.split(".")[0] != "mlx_autodiff":
+            continue
+        origin = getattr(getattr(module, "__spec__", None), "origin", None) or getattr(module, "__file__", None)
+        if origin is None or not Path(origin).resolve().is_relative_to(home):
+            found.append(f"{name} from {origin}")
+    main_file = getattr(sys.modules.get("__main__"), "__file__", None)
+    if main_file is None or not Path(main_file).resolve().is_relative_to(home):
+        found.append(f"the grading process's own code from {main_file}")
+    return found
 
 
 def _shell() -> Any:

@@ -67,7 +67,7 @@ class Job:
     def line(self, channel: int, nonce: str) -> str:
         return json.dumps({"setup": self.setup, "checks": self.checks, "defines": self.defines,
                            "label": self.exercise.label, "workdir": str(self.chapter.path.parent),
-                           "channel": channel, "nonce": nonce}) + "\n"
+                           "engine": str(ENGINE), "channel": channel, "nonce": nonce}) + "\n"
 
 
 def job_for(chapter: Chapter, exercise: Exercise) -> Job:
@@ -89,7 +89,7 @@ class Result:
 
     `code` says the same for a program, in any language: "pass", "not_done", "gone",
     "must_define:<name>", "raised:<Error>", "raised_in_check:<Error>", "failed:<message name>",
-    "check_error:<Error>", "refused", "timed_out", "ended", "setup_failed".
+    "check_error:<Error>", "refused", "timed_out", "ended", "setup_failed", "foreign_engine".
     """
 
     exercise: Exercise
@@ -232,14 +232,24 @@ def judge_answers(
     return [verdict or {"status": "ended"} for verdict in verdicts]
 
 
+ENGINE = Path(__file__).resolve().parents[1]
+"""The engine's package folder, where this module was loaded from: the grading process loads it from here."""
+START = ("import runpy, sys; sys.path.insert(0, sys.argv.pop(1)); "
+         "runpy.run_module('mlx_autodiff.grader.judge', run_name='__main__', alter_sys=True)")
+"""How a grading process starts: Python isolated (-I: no PYTHON* variables, no script or current folder,
+no user site-packages on sys.path), the engine's parent folder first on sys.path, so that nothing in the
+folder where grading started (a file named mlx_autodiff/grader/judge.py, say) is imported instead."""
+
+
 def _one_process(job: Job, answers: list[str], timeout: float, setup_timeout: float) -> list[dict[str, Any]]:
-    """Verdicts for the first answers, in one grading process (at least one verdict)."""
+    """Verdicts for the first answers, in one grading process (at least one verdict), started isolated
+    in an empty folder of its own."""
     read, write = os.pipe()
     nonce = secrets.token_hex(16)
-    with tempfile.TemporaryFile() as output:
+    with tempfile.TemporaryFile() as output, tempfile.TemporaryDirectory() as empty:
         process = subprocess.Popen(
-            [sys.executable, "-m", "mlx_autodiff.grader.judge"], stdin=subprocess.PIPE, stdout=output,
-            stderr=subprocess.STDOUT, pass_fds=[write], env=_environment(), start_new_session=True)
+            [sys.executable, "-I", "-c", START, str(ENGINE.parent)], stdin=subprocess.PIPE, stdout=output,
+            stderr=subprocess.STDOUT, pass_fds=[write], env=_environment(), start_new_session=True, cwd=empty)
         os.close(write)
         channel = _Channel(read, nonce)
         verdicts: list[dict[str, Any]] = []
@@ -250,7 +260,7 @@ def _one_process(job: Job, answers: list[str], timeout: float, setup_timeout: fl
             for answer in answers:
                 ready = channel.next(setup_timeout)
                 if ready is None or ready.get("event") != "ready":
-                    if ready is not None and ready.get("status") == "setup_failed":
+                    if ready is not None and ready.get("status") in ("setup_failed", "foreign_engine"):
                         ready.pop("event", None)
                         return [ready] * len(answers)  # the same set-up fails for every answer
                     return [*verdicts, _stopped(process, ready)]
@@ -332,9 +342,8 @@ def _end(process: subprocess.Popen[bytes]) -> None:
 
 
 def _environment() -> dict[str, str]:
-    """This environment, the book's engine importable from any folder, pictures drawn off screen."""
-    paths = [str(ROOT), *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
-    return {**os.environ, "PYTHONPATH": os.pathsep.join(paths), "MPLBACKEND": "Agg"}
+    """This environment (Python's own variables aside: the process is isolated), pictures drawn off screen."""
+    return {**os.environ, "MPLBACKEND": "Agg"}
 
 
 # ----- a verdict in words ----------------------------------------------------------------------
@@ -371,6 +380,9 @@ def result_of(exercise: Exercise, verdict: dict[str, Any], language: str,
         return Result(exercise, False, say(said["ended"], status=code if code is not None else "?"), status)
     if status == "setup_failed":
         return Result(exercise, False, say(said["setup_failed"], cell=verdict["cell"], error=shown), status)
+    if status == "foreign_engine":
+        return Result(exercise, False, say(said["foreign_engine"], found=", ".join(verdict["found"]),
+                                           engine=verdict["engine"]), status)
     return Result(exercise, False, said[status], status)  # not_done, gone
 
 
