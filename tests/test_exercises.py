@@ -1086,3 +1086,27 @@ def test_an_engine_module_loaded_from_elsewhere_is_named() -> None:
         result = result_of(exercise, {"status": "foreign_engine", "found": found[:1], "engine": str(ENGINE)},
                            language)
         assert not result.passed and result.code == "foreign_engine" and found[0] in result.reason
+
+
+def test_plain_data_is_told_by_exact_type_never_by_what_the_value_says() -> None:
+    """Issue 39's second learner (B4): a str or int whose __eq__ says yes to anything, a tuple whose
+    __contains__ hides an item. `expect.plain` reads types only, calling nothing the value defines."""
+    from mlx_autodiff.grader.checking import CheckFailed
+
+    class Yes(str):
+        def __eq__(self, other: object) -> bool:
+            return True
+
+        __hash__ = str.__hash__
+
+    class Hides(tuple):
+        def __contains__(self, item: object) -> bool:
+            return False
+
+    expect = Expect()
+    for fine in ("trains", 3, 0.5, True, None, ["weight", ("bias", 1)], ()):
+        expect.plain(fine, "fine")
+    for lookalike in (Yes("trains"), [Yes("weight")], Hides(("fork",)), (1, [Yes("x")]), {"a": 1}):
+        with pytest.raises(CheckFailed) as failed:
+            expect.plain(lookalike, "answer")
+        assert failed.value.key == "_common.not_plain"

@@ -785,7 +785,7 @@ WRONG: dict[str, list[Answer]] = {
             "        model = optim.step(1e-1, model, grads)\n"
             "    return losses\n",
             "makes a guard but collects the gradients without it (a reviewer's try)",
-            "failed:tape",
+            "failed:(tape|not_stopped)",  # the case stopped inside the loop may come first
         ),
         Answer(
             "from mlx_autodiff.guard import TrainingGuard\n"
@@ -1219,6 +1219,19 @@ WRONG: dict[str, list[Answer]] = {
             "says the count it got, not the one it expected (a reviewer's try)",
             "failed:counts",
         ),
+        Answer(
+            "class Wrong(Exception):\n"
+            "    def __str__(self):\n"
+            "        return 'something is off: ' + ' '.join(str(i) for i in range(10))\n"
+            "def guarded_backward(loss, model):\n"
+            "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
+            "    if len(grads) != model.num_param_tensors():\n"
+            "        raise Wrong()\n"
+            "    return grads\n",
+            "an exception whose __str__ lists every small number: its message is read as BaseException's "
+            "(issue 39's second learner, B4)",
+            "failed:counts",
+        ),
     ],
     "ex-13-predict": [
         Answer(
@@ -1384,6 +1397,17 @@ TAMPERING: dict[str, list[Answer]] = {
             "refused",
             found="SCENARIOS",
         ),
+        Answer(
+            "class Any(str):\n"
+            "    def __eq__(self, other):\n"
+            "        return True\n"
+            "    __hash__ = str.__hash__\n"
+            "def predict(model):\n"
+            "    return Any('trains')\n",
+            "a str whose __eq__ says yes to every outcome (issue 39's second learner, B4, on the page too)",
+            "failed:_common\\.not_plain",
+            on_the_page=True,
+        ),
     ],
     "ex-01-is-lazy": [
         Answer(
@@ -1418,6 +1442,16 @@ TAMPERING: dict[str, list[Answer]] = {
             "walks the garbage collector to reach what refers to the model",
             "refused",
             found="gc.get_referrers",
+        ),
+        Answer(
+            "class Any(int):\n"
+            "    def __eq__(self, other):\n"
+            "        return True\n"
+            "    __hash__ = int.__hash__\n"
+            "def predict_failing_node(model):\n"
+            "    return Any(0)\n",
+            "an int whose __eq__ says yes to every number (issue 39's second learner, B4)",
+            "failed:_common\\.not_plain",
         ),
     ],
     "ex-02-one-call": [
@@ -1456,6 +1490,39 @@ TAMPERING: dict[str, list[Answer]] = {
             "start = losses = grad_counts = None\n",
             "prints a verdict of its own",
             "failed:.*",
+        ),
+    ],
+    "ex-09-predict-kind": [
+        Answer(
+            "class Any(str):\n"
+            "    def __eq__(self, other):\n"
+            "        return True\n"
+            "    __hash__ = str.__hash__\n"
+            "def kind_after_to_device(model):\n"
+            "    return Any('node')\n",
+            "a str whose __eq__ says yes to every kind (issue 39's second learner, B4)",
+            "failed:_common\\.not_plain",
+        ),
+    ],
+    "ex-08-eighth-method": [
+        Answer(
+            "from mlx_autodiff.scenarios import Scenario\n"
+            "class S(str):\n"
+            "    def __eq__(self, other):\n"
+            "        return True\n"
+            "    __hash__ = str.__hash__\n"
+            "eighth = Scenario('m', 'm', S('flex'), True, ('to_device', 'train'))\n",
+            "built_on a str equal to anything, really plain flex (issue 39's second learner, B4)",
+            "failed:_common\\.not_plain",
+        ),
+        Answer(
+            "from mlx_autodiff.scenarios import Scenario\n"
+            "class Moves(tuple):\n"
+            "    def __contains__(self, item):\n"
+            "        return item == 'to_device'\n"
+            "eighth = Scenario('mine', 'mine', 'flex.autodiff', True, Moves(('fork',)))\n",
+            "moves a tuple whose __contains__ hides fork (issue 39's second learner, B4)",
+            "failed:_common\\.not_plain",
         ),
     ],
 }
