@@ -1331,6 +1331,18 @@ TAMPERING: dict[str, list[Answer]] = {
             found="Tensor.is_require_grad",
             on_the_page=True,
         ),
+        Answer(
+            "from mlx_autodiff.module import Param\n"
+            "def _orig(f):\n"
+            "    return [c.cell_contents for c in f.__closure__ if callable(c.cell_contents)"
+            " and getattr(c.cell_contents, '__name__', '') == f.__name__ and c.cell_contents is not f][0]\n"
+            "_fork = _orig(Param.fork)\n"
+            "w = moved.weight.val()\n"
+            "p = Param.uninitialized('w', metal, tuple(w.shape), lambda d, r: w.detach().require_grad())\n"
+            "repaired = _fork(p, metal).val()\n",
+            "the library's fork, pulled out of its probe's closure (issue 39's second learner, B3)",
+            "raised:TypeError",
+        ),
     ],
     "ex-10-plain-fork": [
         Answer(
@@ -1383,6 +1395,31 @@ TAMPERING: dict[str, list[Answer]] = {
             "meets the engine as it is, and the answer fails on its own",
             "failed:.*",
         ),
+        Answer(
+            "from mlx_autodiff.module import Param\n"
+            "def _orig(f):\n"
+            "    return [c.cell_contents for c in f.__closure__ if callable(c.cell_contents)"
+            " and getattr(c.cell_contents, '__name__', '') == f.__name__ and c.cell_contents is not f][0]\n"
+            "_fork = _orig(Param.fork)\n"
+            "def fork_tensor(tensor, device):\n"
+            "    p = Param.uninitialized('t', tensor.device, tuple(tensor.shape), lambda d, r: tensor)\n"
+            "    p.val()\n"
+            "    return _fork(p, device).val()\n",
+            "the library's fork, pulled out of its probe's closure (issue 39's second learner, B3): a probe "
+            "has no closure now",
+            "raised:TypeError",
+        ),
+        Answer(
+            "from mlx_autodiff.module import Param\n"
+            "_fork = next(v for v in Param.fork.__kwdefaults__.values() if callable(v))\n"
+            "def fork_tensor(tensor, device):\n"
+            "    p = Param.uninitialized('t', tensor.device, tuple(tensor.shape), lambda d, r: tensor)\n"
+            "    p.val()\n"
+            "    return _fork(p, device).val()\n",
+            "the library's fork, pulled out of its probe's defaults: reading them is an audited attribute",
+            "refused",
+            found="object.__getattr__(__kwdefaults__)",
+        ),
     ],
     "ex-13-predict": [
         Answer(
@@ -1407,6 +1444,23 @@ TAMPERING: dict[str, list[Answer]] = {
             "a str whose __eq__ says yes to every outcome (issue 39's second learner, B4, on the page too)",
             "failed:_common\\.not_plain",
             on_the_page=True,
+        ),
+        Answer(
+            "import mlx.core as mx\n"
+            "from mlx_autodiff import tape, Tensor, Distribution\n"
+            "from mlx_autodiff.tensor import Gradients\n"
+            "def predict(model):\n"
+            "    w = model.weight.val()\n"
+            "    xx = Tensor.random([8, 4], Distribution.uniform(-1.0, 1.0), w.device)\n"
+            "    try:\n"
+            "        loss = ((xx @ w) * (xx @ w)).sum()\n"
+            "        g = tape.backward(loss.node, mx.ones(loss.array.shape), Gradients)\n"
+            "    except Exception:\n"
+            "        return 'crash-at-step-0'\n"
+            "    return 'trains' if g.get(w) is not None else 'silent-then-crash'\n",
+            "really trains, through the @ operator and the tape's own backward (issue 39's second "
+            "learner, B3): both are counted",
+            "failed:no_training",
         ),
     ],
     "ex-01-is-lazy": [
@@ -1452,6 +1506,26 @@ TAMPERING: dict[str, list[Answer]] = {
             "    return Any(0)\n",
             "an int whose __eq__ says yes to every number (issue 39's second learner, B4)",
             "failed:_common\\.not_plain",
+        ),
+        Answer(
+            "import mlx.core as mx\n"
+            "from mlx_autodiff import tape, TapeConsumedError\n"
+            "from mlx_autodiff.tensor import Gradients\n"
+            "def predict_failing_node(model):\n"
+            "    saved = [(p.val().node, p.val().node.step) for p in model.params()]\n"
+            "    found = None\n"
+            "    for _ in range(2):\n"
+            "        loss = model.forward(x).sum()\n"
+            "        try:\n"
+            "            tape.backward(loss.node, mx.ones(loss.array.shape), Gradients)\n"
+            "        except TapeConsumedError as e:\n"
+            "            found = e.node.id\n"
+            "    for node, step in saved:\n"
+            "        node.step = step\n"
+            "    return found\n",
+            "runs two backward passes through the tape's own backward and puts the steps back (issue "
+            "39's second learner, B3)",
+            "failed:no_backward",
         ),
     ],
     "ex-02-one-call": [
@@ -1523,6 +1597,21 @@ TAMPERING: dict[str, list[Answer]] = {
             "eighth = Scenario('mine', 'mine', 'flex.autodiff', True, Moves(('fork',)))\n",
             "moves a tuple whose __contains__ hides fork (issue 39's second learner, B4)",
             "failed:_common\\.not_plain",
+        ),
+    ],
+    "ex-05-combine": [
+        Answer(
+            "import mlx.core as mx\n"
+            "from mlx_autodiff import tape\n"
+            "from mlx_autodiff.tensor import Gradients\n"
+            "l1 = x.matmul(w).mean()\n"
+            "g1 = tape.backward(l1.node, mx.ones(l1.array.shape), Gradients)\n"
+            "combined = x.matmul(w).square().mean().backward()\n"
+            "combined._grads[w.node.id] = combined._grads[w.node.id] + g1._grads[w.node.id]\n"
+            "w_grad = combined.get(w)\n",
+            "two backward passes, one through the tape's own backward, added up (issue 39's second "
+            "learner, B3): the tape's backward is counted",
+            "failed:once",
         ),
     ],
 }

@@ -131,7 +131,8 @@ class Answer:
     def running(self, case: str) -> Iterator[Calls]:
         """Count the engine calls inside the block; an error the answer's code raises there says `case`.
         When the block ends, what the checks rely on must be as it was before the answer ran: a patch
-        the answer's function leaves behind for the check to meet is refused even if undone later."""
+        the answer's function leaves behind is refused (one it undoes before returning is not seen:
+        monitor.py says why)."""
         calls = Calls()
         _audit(WATCH, calls)
         try:

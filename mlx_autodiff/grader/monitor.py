@@ -10,12 +10,21 @@ IPython exception handler, trace the checks' frames, reset the call counts. Two 
   after the answer and after the checks.
 - `install()`'s audit hook (PEP 578; Python cannot remove one once added): it counts the probes'
   calls into the windows a check opens (`probes.py`), and, while an answer or its checks run, it
-  notes a patch of a protected class or function even if undone later, a tracer or another
-  audit hook, `gc`'s object walks, and, from the answer's own code, frame access and ctypes.
+  notes a tracer or another audit hook, `gc`'s object walks, `object.__setattr__` called by name
+  on a protected class or function, and, from the answer's own code, the attribute reads CPython
+  audits (`__code__`, `__defaults__`, `__kwdefaults__`, `f_code`, `tb_frame`, `gi_frame`, ...),
+  `sys._getframe` and ctypes.
 
-Either finding refuses the answer, naming what was found. This is not a sandbox: a reader who
-studies the grader could still write bytes to its result pipe; what it stops are the changes an
-answer can make with ordinary Python, which is what a grader for readers and a class needs.
+Either finding refuses the answer, naming what was found. What neither sees: a patch the answer
+makes and undoes within its own run (`Tensor.is_require_grad = ...`, then back before it returns),
+since Python raises no audit event for assigning a class attribute and the snapshot compares only
+before and after; such a patch lasts only while the answer's own code runs, so the checks' reads
+after it meet the engine as it is, but engine objects the answer built meanwhile may carry what the
+patch made (as an answer could also forge engine state directly, `node.requirement = ...`). Nor
+frames reached without an audited read (a signal handler's frame argument, `logging.currentframe()`,
+then `f_back` and `f_locals`): see judge.py for what that can and cannot reach. This is not a
+sandbox: a reader who studies the grader can forge a verdict; what it stops are the changes an
+answer can make with ordinary Python by mistake or by a plain shortcut.
 """
 
 from __future__ import annotations
