@@ -585,7 +585,18 @@ def test_an_answer_typed_under_the_untouched_stub_is_graded(book: Path) -> None:
 @pytest.mark.slow
 def test_check_cli_exit_status_is_0_only_if_all_pass(book: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["check", "90", "--solutions", "--book", str(book)]) == 0
-    assert "2 of 2 exercises pass" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "2 of 2 exercises pass" in out
+    # issue 39's second learner: `--book <an edited copy>` whose check returns at once said "the book's checks"
+    assert f"with the checks from {book.resolve()}, not the book's" in out.splitlines()[0], out
+
+
+def test_a_chinese_copy_checked_with_another_book_says_so_in_chinese(
+    book: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = fork(resolve("90", book), language="zh_CN").path
+    main(["check", str(path), "--book", str(book), "--exercise", REQUIREMENTS])
+    assert f"用 {book.resolve()} 里的检查（不是这本书自己的）" in capsys.readouterr().out.splitlines()[0]
 
 
 # --- every exercise of the real book -------------------------------------------------------------

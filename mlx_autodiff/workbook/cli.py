@@ -126,7 +126,9 @@ def _check(args: argparse.Namespace) -> int:
                 )
             name, nb = str(copy), _read_copy(copy)
     said = words(language_of(nb), "exercises")
-    print(say(said["running"], name=name, seconds=f"{args.timeout:g}"), flush=True)
+    other = Path(args.book).resolve() != Path(ROOT).resolve()  # --book: checks the reader chose, say so
+    print(say(said["running_other_book" if other else "running"], name=name, seconds=f"{args.timeout:g}",
+              book=Path(args.book).resolve()), flush=True)
     report = check(nb, name, args.book, args.timeout, only=args.exercise)
     print("\n".join(report.lines()))
     return 0 if report.passed else 1
