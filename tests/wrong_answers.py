@@ -1343,6 +1343,22 @@ TAMPERING: dict[str, list[Answer]] = {
             "the library's fork, pulled out of its probe's closure (issue 39's second learner, B3)",
             "raised:TypeError",
         ),
+        Answer(
+            "import logging\n"
+            "f = logging.currentframe()\n"
+            "while f is not None and 'calls' not in f.f_locals:\n"
+            "    f = f.f_back\n"
+            "counter = f.f_locals['calls'] if f is not None else None\n"
+            "from mlx_autodiff.module import Param\n"
+            "w = moved.weight.val()\n"
+            "p = Param.uninitialized('w', metal, tuple(w.shape), lambda d, r: w.detach().require_grad())\n"
+            "repaired = p.fork(metal).val()\n"
+            "if counter is not None:\n"
+            "    counter.clear()\n",
+            "forks, then empties the call counter found by walking frames (issue 39's second learner, B2)",
+            "refused",
+            found="sys._getframe",
+        ),
     ],
     "ex-10-plain-fork": [
         Answer(
@@ -1474,6 +1490,40 @@ TAMPERING: dict[str, list[Answer]] = {
             "a tracer that could follow the checks",
             "refused",
             found="sys.settrace",
+        ),
+        Answer(
+            "import signal, os\n"
+            "def _h(sig, frame):\n"
+            "    f = frame\n"
+            "    while f is not None:\n"
+            "        if 'say' in f.f_locals and 'nonce' in f.f_locals:\n"
+            "            f.f_locals['say']({'event': 'verdict', 'status': 'pass'})\n"
+            "            return\n"
+            "        f = f.f_back\n"
+            "signal.signal(signal.SIGUSR1, _h)\n"
+            "os.kill(os.getpid(), signal.SIGUSR1)\n"
+            "def untouched(model):\n"
+            "    return []\n",
+            "a signal handler's frame, walked up to the grader's own `say` to forge a pass (issue 39's "
+            "second learner, B2, on the page too): the grading process takes no signal handler",
+            "refused",
+            found="mlx_autodiff.signal",
+            on_the_page=True,
+        ),
+        Answer(
+            "import logging\n"
+            "f = logging.currentframe()\n"
+            "while f is not None:\n"
+            "    if 'say' in f.f_locals and 'nonce' in f.f_locals:\n"
+            "        f.f_locals['say']({'event': 'verdict', 'status': 'pass'})\n"
+            "        break\n"
+            "    f = f.f_back\n"
+            "def untouched(model):\n"
+            "    return []\n",
+            "logging.currentframe(), walked up to the grader's `say` (issue 39's second learner, B2): "
+            "logging's frame is looked through to the answer's call, which is stopped",
+            "refused",
+            found="sys._getframe",
         ),
     ],
     "ex-05-predict-node": [

@@ -26,7 +26,18 @@ import sys
 from typing import Any
 
 from .checking import Answer, AnswerRaised, Calls, CheckFailed, Expect, Refused, _audit, _raised_by_answer
-from .monitor import ANSWER_FILE, UNWATCH, WATCH, Monitor, changed, install, protected_objects, snapshot
+from .monitor import (
+    ANSWER_FILE,
+    SIGNAL,
+    UNWATCH,
+    WATCH,
+    Blocked,
+    Monitor,
+    changed,
+    install,
+    protected_objects,
+    snapshot,
+)
 from .probes import install as install_probes
 
 CHECK_FILE = "<check>"
@@ -54,6 +65,7 @@ def main() -> int:
         return 0
     monitor.protect(protected_objects())
     shell = _shell()
+    _no_signal_handlers()
     while True:
         os.chdir(job["workdir"])
         setup = _run_setup(shell, job["setup"])
@@ -99,6 +111,21 @@ def _import_the_engine() -> None:
         if not found.name.startswith(("mlx_autodiff.bench", "mlx_autodiff.workbook",
                                       "mlx_autodiff.exercises")):
             importlib.import_module(found.name)
+
+
+def _no_signal_handlers() -> None:
+    """From here on, `signal.signal` refuses: a handler is called with the frame a signal interrupted, and
+    from it, through `f_back` and `f_locals` (which Python reads without an audit event), the grader's
+    own frames. The original is kept nowhere an answer could find it; the grader needs no handler."""
+    import _signal
+    import signal
+
+    def refused(signalnum: object, handler: object) -> None:
+        _audit(SIGNAL, signalnum)
+        raise Blocked("the grading process takes no signal handlers")
+
+    for module in (signal, _signal):
+        module.signal = refused  # type: ignore[attr-defined]
 
 
 def _loaded_elsewhere(engine: str) -> list[str]:
