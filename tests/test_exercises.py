@@ -1121,3 +1121,21 @@ def test_plain_data_is_told_by_exact_type_never_by_what_the_value_says() -> None
         with pytest.raises(CheckFailed) as failed:
             expect.plain(lookalike, "answer")
         assert failed.value.key == "_common.not_plain"
+
+
+def test_a_chinese_get_and_check_speak_chinese(book: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 39's second learner (C1): `get --language zh_CN` printed "written; open it in JupyterLab", and
+    `check` of a Chinese copy printed its errors in English after a Chinese header."""
+    assert main(["get", "90", "--language", "zh_CN", "--book", str(book)]) == 0
+    out = capsys.readouterr().out
+    assert "已写好" in out and "评分用这条命令：" in out and "written" not in out and "To grade" not in out, out
+    copy = book / "exercises" / "90-fixture.ipynb"
+    assert main(["check", str(copy), "--exercise", "ex-99-nope", "--book", str(book)]) == 2
+    said = capsys.readouterr()
+    assert said.err.startswith("错误：".rstrip("：") + ": 章节 90-fixture 里没有要评分的练习 ex-99-nope"), said.err
+
+
+def test_no_chinese_message_glues_an_exercise_name_to_a_han_character() -> None:
+    """C3: "练习 1.1的检查": a name that ends in a number takes a space before the next Han character."""
+    text = (ROOT / "mlx_autodiff" / "words" / "zh_CN.json").read_text(encoding="utf8")
+    assert not re.findall(r"\{name\}[\u4e00-\u9fff]", text)

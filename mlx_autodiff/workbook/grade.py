@@ -143,9 +143,9 @@ def check(nb: nbformat.NotebookNode, name: str, book: Path = ROOT, timeout: floa
               for entry in nb.metadata.get(FORK_KEY, {}).get("exercises", [])}
     found = [ex for ex in numbered(chapter) if ex.graded and only in (None, ex.label)]
     if not found:
-        raise NoExercisesError(
-            f"{name} has no graded exercises: get a chapter that has some (`{GRADER} list`) and check "
-            "that copy." if only is None else f"chapter {chapter.name} has no graded exercise {only}.")
+        said = words(language, "exercises")
+        raise NoExercisesError(say(said["no_exercises"], name=name, grader=GRADER) if only is None
+                               else say(said["no_such_exercise"], chapter=chapter.name, label=only, grader=GRADER))
     given = answers_in(nb, chapter)
     results = []
     for exercise in found:
