@@ -1077,7 +1077,8 @@ WRONG: dict[str, list[Answer]] = {
             "        self.near = LinearConfig(4, 2).init(flex.autodiff())\n"
             "        self.far = LinearConfig(2, 1).init(metal)\n"
             "    def forward(self, x):\n"
-            "        return self.far.to_device(flex.autodiff()).forward(self.near.forward(x)).to_device(metal)\n"
+            "        far = self.far.to_device(flex.autodiff())\n"
+            "        return far.forward(self.near.forward(x)).to_device(metal)\n"
             "halves = Halves()\n",
             "moves the far layer to flex and computes both halves there, moving only the prediction "
             "(issue 39's second learner)",
@@ -1146,7 +1147,8 @@ WRONG: dict[str, list[Answer]] = {
             "def guarded_backward(loss, model):\n"
             "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
             "    if len(grads) != model.num_param_tensors():\n"
-            "        raise RuntimeError('gradients missing at step 0; steps 1, 2, 3, 4 would not train: use fork')\n"
+            "        raise RuntimeError('gradients missing at step 0; steps 1, 2, 3, 4 would not train: '\n"
+            "                           'use fork')\n"
             "    return grads\n",
             "no counts, only step numbers that hold every small count (issue 39's second learner)",
             "failed:counts",
@@ -1164,7 +1166,8 @@ WRONG: dict[str, list[Answer]] = {
             "def guarded_backward(loss, model):\n"
             "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
             "    if len(grads) != model.num_param_tensors():\n"
-            "        raise RuntimeError(f'expected {len(grads)} gradients but got {model.num_param_tensors()}')\n"
+            "        raise RuntimeError(f'expected {len(grads)} gradients but got '\n"
+            "                           f'{model.num_param_tensors()}')\n"
             "    return grads\n",
             "the two counts swapped: it says it expected the number it got (issue 39's second learner)",
             "failed:counts",

@@ -59,14 +59,15 @@ def moved_by(model: Module, device: Device, to_device: Iterable[str]) -> Module:
 
 _EXPECTED_BEFORE = ("expected", "expecting", "expects", "expect", "should be", "should have", "should",
                     "wanted", "want", "needed", "needs", "need", "of", "out of", "for", "instead of", "not",
-                    "has", "have", "had", "total", "/", "应有", "应该有", "应当有", "应该", "应当", "应", "需要",
+                    "has", "have", "had", "total", "/", "应有", "应该有", "应当有", "应该", "应当", "应",
+                    "需要",
                     "期望", "预期", "共有", "共", "总共", "本该有", "本应有", "而不是", "有")
 _GOT_BEFORE = ("got", "get", "gets", "getting", "received", "receives", "receive", "only", "only got",
                "collected", "found", "returned", "came back with", "there are", "there were", "has only",
                "have only", "拿到", "拿到了", "只拿到", "得到", "得到了", "只得到", "收到", "收到了", "只有",
                "只", "仅有", "仅", "实际", "实际有", "实际上", "收集到", "收集到了", "却只有", "但只有")
-_GOT_AFTER = ("of", "out of", "/", "gradient", "grads", "grad", "came back", "arrived", "received", "collected", "梯度", "个梯度",
-              "回来")
+_GOT_AFTER = ("of", "out of", "/", "gradient", "grads", "grad", "came back", "arrived", "received",
+              "collected", "梯度", "个梯度", "回来")
 _EXPECTED_AFTER = ("parameter", "param", "tensors", "expected", "wanted", "needed", "参数", "个参数", "应有")
 _OTHER_BEFORE = ("step", "steps", "chapter", "chapters", "appendix", "version", "burn", "layer", "epoch",
                  "第")
@@ -106,7 +107,8 @@ def _role(before: str, after: str) -> str | None:
 
 def says_counts(message: str, got: int, wanted: int) -> bool:
     """Whether `message` says `got` as the number of gradients it got and `wanted` as the number it
-    expected, each in its role ("expected 2, got 1", "1 gradients for 2 parameters", "只拿到1个梯度，应有2个"):
+    expected, each in its role ("expected 2, got 1", "1 gradients for 2 parameters",
+    "只拿到1个梯度，应有2个"):
     the numbers alone, or swapped, or in other roles ("step 1 of 4") are not enough."""
     text = message.lower()
     numbers = list(_NUMBER.finditer(text))

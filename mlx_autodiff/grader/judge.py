@@ -138,7 +138,8 @@ def _loaded_elsewhere(engine: str) -> list[str]:
     for name, module in list(sys.modules.items()):
         if name == "__main__" or name.split(".")[0] != "mlx_autodiff":
             continue
-        origin = getattr(getattr(module, "__spec__", None), "origin", None) or getattr(module, "__file__", None)
+        spec = getattr(module, "__spec__", None)
+        origin = getattr(spec, "origin", None) or getattr(module, "__file__", None)
         if origin is None or not Path(origin).resolve().is_relative_to(home):
             found.append(f"{name} from {origin}")
     main_file = getattr(sys.modules.get("__main__"), "__file__", None)

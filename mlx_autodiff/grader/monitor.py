@@ -62,8 +62,8 @@ STANDARD = ("builtins", "os", "sys", "json", "random", "re", "math", "operator",
             "itertools", "collections", "types", "inspect", "traceback", "signal", "_signal", "logging")
 """The standard modules the grader and the checks use: their callables are compared."""
 NOTICED_ANYWHERE = ("sys.settrace", "sys.setprofile", "sys.addaudithook", "sys._current_frames",
-                    "gc.get_objects", "gc.get_referrers", "gc.get_referents", "sys.monitoring.register_callback",
-                    SIGNAL)
+                    "gc.get_objects", "gc.get_referrers", "gc.get_referents",
+                    "sys.monitoring.register_callback", SIGNAL)
 NOTICED_FROM_ANSWER = ("sys._getframe", "sys._getframemodulename", "object.__getattr__", "code.__new__")
 PASSED_THROUGH = ("inspect.py", "traceback.py", os.path.join("ctypes", "__init__.py"),
                   os.path.join("logging", "__init__.py"))

@@ -94,7 +94,7 @@ def _probe(name: str, function: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def _stand_in(*args: Any, **kwargs: Any) -> Any:
-    raise RuntimeError("a probe's stand-in for inspect: it has the original's place in its file, not its code")
+    raise RuntimeError("a probe's stand-in for inspect: the original's place in its file, not its code")
 
 
 def _source_of(function: Callable[..., Any]) -> Callable[..., Any]:

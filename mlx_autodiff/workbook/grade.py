@@ -144,8 +144,9 @@ def check(nb: nbformat.NotebookNode, name: str, book: Path = ROOT, timeout: floa
     found = [ex for ex in numbered(chapter) if ex.graded and only in (None, ex.label)]
     if not found:
         said = words(language, "exercises")
-        raise NoExercisesError(say(said["no_exercises"], name=name, grader=GRADER) if only is None
-                               else say(said["no_such_exercise"], chapter=chapter.name, label=only, grader=GRADER))
+        raise NoExercisesError(
+            say(said["no_exercises"], name=name, grader=GRADER) if only is None
+            else say(said["no_such_exercise"], chapter=chapter.name, label=only, grader=GRADER))
     given = answers_in(nb, chapter)
     results = []
     for exercise in found:
@@ -189,9 +190,9 @@ def check_saved(label: str, saved_as: str, timeout: float = DEFAULT_TIMEOUT, boo
     if path is None:
         guess = Path(saved_as).resolve()
         language = language_of(read_notebook(guess)) if guess.is_file() else "en"
-        raise UnknownNotebookError(say(words(language, "exercises")["which_notebook"], path=guess,
-                                       label=json.dumps(label), saved_as=json.dumps(saved_as, ensure_ascii=False),
-                                       grader=GRADER))
+        raise UnknownNotebookError(say(
+            words(language, "exercises")["which_notebook"], path=guess, label=json.dumps(label),
+            saved_as=json.dumps(saved_as, ensure_ascii=False), grader=GRADER))
     nb = read_notebook(path)
     report = check(nb, path.name, book, timeout, only=label)
     print(say(words(report.language, "exercises")["graded_file"], path=path.resolve()))
