@@ -26,7 +26,18 @@ import sys
 from typing import Any
 
 from .checking import Answer, AnswerRaised, Calls, CheckFailed, Expect, Refused, _audit, _raised_by_answer
-from .monitor import ANSWER_FILE, UNWATCH, WATCH, Monitor, changed, install, protected_objects, snapshot
+from .monitor import (
+    ANSWER_FILE,
+    SIGNAL,
+    UNWATCH,
+    WATCH,
+    Blocked,
+    Monitor,
+    changed,
+    install,
+    protected_objects,
+    snapshot,
+)
 from .probes import install as install_probes
 
 CHECK_FILE = "<check>"
@@ -48,8 +59,13 @@ def main() -> int:
     monitor = install()
     install_probes()
     _import_the_engine()
+    foreign = _loaded_elsewhere(job["engine"])
+    if foreign:
+        say({"event": "verdict", "status": "foreign_engine", "found": foreign, "engine": job["engine"]})
+        return 0
     monitor.protect(protected_objects())
     shell = _shell()
+    _no_signal_handlers()
     while True:
         os.chdir(job["workdir"])
         setup = _run_setup(shell, job["setup"])
@@ -95,6 +111,41 @@ def _import_the_engine() -> None:
         if not found.name.startswith(("mlx_autodiff.bench", "mlx_autodiff.workbook",
                                       "mlx_autodiff.exercises")):
             importlib.import_module(found.name)
+
+
+def _no_signal_handlers() -> None:
+    """From here on, `signal.signal` refuses: a handler is called with the frame a signal interrupted, and
+    from it, through `f_back` and `f_locals` (which Python reads without an audit event), the grader's
+    own frames. The original is kept nowhere an answer could find it; the grader needs no handler."""
+    import _signal
+    import signal
+
+    def refused(signalnum: object, handler: object) -> None:
+        _audit(SIGNAL, signalnum)
+        raise Blocked("the grading process takes no signal handlers")
+
+    for module in (signal, _signal):
+        module.signal = refused  # type: ignore[attr-defined]
+
+
+def _loaded_elsewhere(engine: str) -> list[str]:
+    """The engine's modules (the grader's too) loaded from anywhere but `engine`, the package folder the
+    parent loaded: "mlx_autodiff.grader.judge from /some/folder/mlx_autodiff/grader/judge.py"."""
+    from pathlib import Path
+
+    home = Path(engine).resolve()
+    found = []
+    for name, module in list(sys.modules.items()):
+        if name == "__main__" or name.split(".")[0] != "mlx_autodiff":
+            continue
+        spec = getattr(module, "__spec__", None)
+        origin = getattr(spec, "origin", None) or getattr(module, "__file__", None)
+        if origin is None or not Path(origin).resolve().is_relative_to(home):
+            found.append(f"{name} from {origin}")
+    main_file = getattr(sys.modules.get("__main__"), "__file__", None)
+    if main_file is None or not Path(main_file).resolve().is_relative_to(home):
+        found.append(f"the grading process's own code from {main_file}")
+    return found
 
 
 def _shell() -> Any:

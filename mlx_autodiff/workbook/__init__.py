@@ -27,6 +27,7 @@ from .errors import (
     NoExercisesError,
     NotANotebookError,
     UnknownChapterError,
+    UnknownNotebookError,
 )
 from .fork import GRADER, ForkResult, check_command, default_output, fork, forked_notebook, stub_message
 from .grade import (
@@ -68,6 +69,7 @@ __all__ = [
     "Report",
     "Result",
     "UnknownChapterError",
+    "UnknownNotebookError",
     "answers_in",
     "book_exercises",
     "chapter_of_copy",
