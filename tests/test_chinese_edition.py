@@ -342,3 +342,17 @@ def test_printed_errors_explain_in_chinese_with_burns_words(book_build, docname:
         for quoted in BURN_WORDS[:1]:
             assert (quoted in re.sub(r"\s+", " ", html.unescape(english))) == (
                 quoted in re.sub(r"\s+", " ", html.unescape(chinese))), "Burn's words must stay verbatim"
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("book_build")
+@pytest.mark.parametrize("language", ["en", CHINESE])
+def test_a_solutions_toggle_is_named_by_the_hint_it_shows(visit, language: str) -> None:
+    """sphinx-togglebutton 0.4.5 labels every dropdown's button "Toggle hidden content" in English, which
+    hides its hint ("Click to show", 点击显示) from a screen reader: the button is named by what it shows."""
+    opened = visit("book/04-step-0.html", language=language)
+    button = opened.page.locator(".solution .toggle-button").first
+    said = words(language, "theme")
+    assert button.get_attribute("aria-label") is None
+    assert opened.page.evaluate(
+        "b => getComputedStyle(b, '::after').content", button.element_handle()) == f'"{said["toggle_show"]}"'

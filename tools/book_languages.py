@@ -54,7 +54,7 @@ and `_build/html/zh_CN/`, the Chinese text coming from the gettext catalogs in
   "light/dark", "Back to top", Sphinx's own "Link to this heading", whose zh_CN entry is empty)
   fall back to `ThemeWords`; the search box's placeholder (`search_bar_text`, a theme option
   never translated) and the footer's author are set per edition (`theme_words`), and so is a
-  dropdown's "Click to show" (`toggle_words`) and its button's name (`toggle_label`); where
+  dropdown's "Click to show" (`toggle_words`), which names its button (`toggle_named_by_its_hint`); where
   sphinx-book-theme's own zh_CN catalog says it otherwise (列印, 笔记本), the words' part "theme"
   ("booktheme") goes before it (`book_theme_words`);
 - lets Chinese search find the glossary's words: Sphinx's Chinese index (sphinx/search/zh.py)
@@ -156,14 +156,15 @@ def toggle_words(app: Sphinx, config: Config) -> None:
     config.togglebutton_hint, config.togglebutton_hint_hide = said["toggle_show"], said["toggle_hide"]
 
 
-def toggle_label(app: Sphinx, config: Config) -> None:
-    """A dropdown's button named in the edition's language: sphinx-togglebutton 0.4.5's togglebutton.js
-    writes `aria-label="Toggle hidden content"` into every button it makes, with no setting to change it.
-    This script runs after it (its handler is added later, on the same DOMContentLoaded)."""
-    label = json.dumps(words(config.language, "theme")["toggle_label"], ensure_ascii=False)
+def toggle_named_by_its_hint(app: Sphinx, config: Config) -> None:
+    """A dropdown's button named by the words it shows (its hint, 点击显示 on a Chinese page), as
+    accessible_theme.py names the theme's other widgets: sphinx-togglebutton 0.4.5's togglebutton.js
+    writes an English `aria-label` into every button it makes, with no setting to change it, which
+    hides the hint from a screen reader and does not match it (WCAG 2.5.3). This script runs after it
+    (its handler is added later, on the same DOMContentLoaded)."""
     app.add_js_file(None, body='document.addEventListener("DOMContentLoaded", () => '
                                'document.querySelectorAll(".toggle-button").forEach('
-                               f'(button) => button.setAttribute("aria-label", {label})));')
+                               '(button) => button.removeAttribute("aria-label")));')
 
 
 EXERCISE_TITLE = re.compile(r'(<p class="admonition-title"><span class="caption-number">)'
@@ -595,7 +596,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("config-inited", add_switcher)
     app.connect("config-inited", theme_words)
     app.connect("config-inited", toggle_words, priority=400)  # before sphinx-togglebutton's (500)
-    app.connect("config-inited", toggle_label, priority=600)  # its script after togglebutton.js
+    app.connect("config-inited", toggle_named_by_its_hint, priority=600)  # its script after togglebutton.js
     app.connect("config-inited", search_dictionary)
     app.connect("builder-inited", theme_catalog)
     app.connect("builder-inited", book_theme_words)
