@@ -157,14 +157,18 @@ def toggle_words(app: Sphinx, config: Config) -> None:
 
 
 def toggle_named_by_its_hint(app: Sphinx, config: Config) -> None:
-    """A dropdown's button named by the words it shows (its hint, 点击显示 on a Chinese page), as
-    accessible_theme.py names the theme's other widgets: sphinx-togglebutton 0.4.5's togglebutton.js
-    writes an English `aria-label` into every button it makes, with no setting to change it, which
-    hides the hint from a screen reader and does not match it (WCAG 2.5.3). This script runs after it
-    (its handler is added later, on the same DOMContentLoaded)."""
+    """A dropdown's button named by the hint it shows (Click to show, 点击显示; Click to hide once open),
+    as accessible_theme.py names the theme's other widgets: sphinx-togglebutton 0.4.5's togglebutton.js
+    writes `aria-label="Toggle hidden content"` in English into every button it makes, with no setting
+    to change it, which does not match the hint (WCAG 2.5.3). Below 768 px the theme shows only the
+    chevron, so the button keeps a label: its hint, followed as togglebutton.js changes it. This script
+    runs after togglebutton.js (its handler is added later, on the same DOMContentLoaded)."""
     app.add_js_file(None, body='document.addEventListener("DOMContentLoaded", () => '
-                               'document.querySelectorAll(".toggle-button").forEach('
-                               '(button) => button.removeAttribute("aria-label")));')
+                               'document.querySelectorAll(".toggle-button").forEach((button) => {'
+                               ' const name = () =>'
+                               ' button.setAttribute("aria-label", button.dataset.toggleHint);'
+                               ' name(); new MutationObserver(name).observe(button,'
+                               ' { attributes: true, attributeFilter: ["data-toggle-hint"] }); }));')
 
 
 EXERCISE_TITLE = re.compile(r'(<p class="admonition-title"><span class="caption-number">)'
