@@ -104,8 +104,9 @@ live.grading = function grading(ctx) {
     }
     if (!latest() || (reply.request !== undefined && reply.request !== String(request.id))) return;
     cancel(cell, null);
-    if (reply.missing) return show(cell, say('noGrader', { url: live.serverUrl(where) }), false);
-    if (reply.failed) return show(cell, say('notGraded', { why: reply.failed }), false);
+    // not checked: neither a pass nor a fail (styled as neither, as an outdated or cancelled check)
+    if (reply.missing) return show(cell, say('noGrader', { url: live.serverUrl(where) }), null, 'not_checked');
+    if (reply.failed) return show(cell, say('notGraded', { why: reply.failed }), null, 'not_checked');
     if (cell.editor.getValue() !== source) return outdated(cell);
     if (reply.passed) show(cell, say('pass', { name }), true, reply.code);
     else if (reply.code === 'not_done') show(cell, say('notDone', { name }), false, reply.code);

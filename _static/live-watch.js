@@ -96,7 +96,8 @@ live.watcher = function watcher(ctx, conn) {
       const problem = await live.probe(where, say).catch((error) => String(error));
       if (current !== ctx.session) return;
       if (problem) return serverGone(current, problem);
-      const model = await live.kernelModel(where, current.kernel.id).catch(() => undefined);
+      // the session forgets its kernel once the kernel is shut down: its id was kept when watched
+      const model = await live.kernelModel(where, current.watchedKernelId).catch(() => undefined);
       if (model === null) gone(current, 'shutDown'); // and keep asking: a stopping server goes next
     }
   }
@@ -105,6 +106,7 @@ live.watcher = function watcher(ctx, conn) {
     ctx.lost = ctx.serverGone = false;
     conn.restarted = false;
     const kernel = current.kernel;
+    current.watchedKernelId = kernel.id;
     kernel.iopubMessage.connect((_, message) => {
       conn.runs.heard(message);
       if (message.header.msg_type !== 'shutdown_reply') return;

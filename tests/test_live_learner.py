@@ -199,6 +199,24 @@ def test_a_cell_run_after_the_kernel_was_deleted_says_it_did_not_run(live, open_
     assert not opened.errors, opened.errors
 
 
+def test_a_kernel_deleted_then_its_server_stopped_says_the_server_went(open_page) -> None:
+    """The session forgets its kernel once the kernel is shut down: the watch that asks whether the
+    server is stopping too read the forgotten kernel's id and threw (a TypeError in live-watch.js, a
+    second learner's run), so the server's going was never said and the status asked for a restart."""
+    servers = MakeLive()
+    try:
+        opened = open_page(servers.page_url())
+        opened.go_live()
+        kernel_action(servers, opened.kernel_id(), "delete")
+        opened.wait_for_state("disconnected", 10)
+    finally:
+        servers.stop()
+    lost = opened.words["lost"].split("{why}")[0]
+    opened.page.wait_for_function("t => document.querySelector('.live-status[role=status]').textContent"
+                                  ".includes(t)", arg=lost, timeout=30_000)
+    assert not opened.errors, opened.errors
+
+
 def test_a_queued_cell_says_it_waits_and_its_time_is_its_own(live, open_page) -> None:
     opened = open_page(live.page_url())
     first = opened.cell_index(FIRST)
@@ -828,10 +846,12 @@ def test_a_stopped_server_is_said_in_the_pages_words_never_the_browsers(open_pag
     opened.wait_for_state("disconnected", 60)
     opened.page.locator(ANSWER).get_by_role("button", name=opened.words["runCheck"]).click()
     opened.page.wait_for_function(
-        "s => /live-fail/.test(document.querySelector(s + ' .live-verdict').className)", arg=ANSWER,
+        "s => document.querySelector(s + ' .live-verdict').dataset.code === 'not_checked'", arg=ANSWER,
         timeout=30_000)
     said = verdict_of(opened)[0]
     assert said == opened.words["notGraded"].replace("{why}", opened.words["serverUnreachable"]), said
+    styled = opened.page.locator(f"{ANSWER} .live-verdict").get_attribute("class")
+    assert "live-fail" not in styled and "live-pass" not in styled, "not checked is neither a fail nor a pass"
     opened.page.get_by_role("button", name=opened.words["download"]).click()
     unreadable = opened.words["unreadable"].replace("{why}", opened.words["bookServerGone"])
     opened.page.wait_for_function("t => document.querySelector('.live-status[role=status]').textContent"
