@@ -11,6 +11,7 @@ console, a closed tab's kernel, a kernel that never answers. Screenshots land in
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import signal
@@ -23,6 +24,7 @@ import nbformat
 import pytest
 from book_outputs import HTML, ROOT, SITE, book_build  # noqa: F401 (book_build is a fixture)
 from browser_pages import show_dark, violations
+from playwright.sync_api import Error as PlaywrightError
 from test_live import READY_S, LivePage, MakeLive, kernel_action, kernels, live_pages, wait_until_done
 
 from mlx_autodiff.words import words
@@ -711,10 +713,9 @@ def test_only_the_reply_to_the_latest_check_shows_and_a_second_click_cancels_the
     opened.page.wait_for_function("s => document.querySelector(s + ' .live-verdict').dataset.code",
                                   arg=ANSWER, timeout=READY_S * 1000)
     assert verdict_of(opened)[1] == "pass"
-    try:  # the first check's real reply, late; its fetch was cancelled, so the browser may refuse it
+    # the first check's real reply, late; its fetch was cancelled, so the browser may refuse it
+    with contextlib.suppress(PlaywrightError):
         held[0].fulfill(response=held[0].fetch())
-    except Exception:  # noqa: BLE001 (playwright's error for a request the page already cancelled)
-        pass
     opened.page.wait_for_timeout(1000)
     text, code, _ = verdict_of(opened)
     assert code == "pass", text
