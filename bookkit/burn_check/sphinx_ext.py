@@ -12,12 +12,19 @@ and the examples (examples/*.rs) as JSON for page.js. Only that page loads page.
 build ends they are copied to `_static/burn_check/` with rules.js, report.js and what `npm ci`
 installed: web-tree-sitter's module and .wasm and the Rust grammar's .wasm. The site serves them
 all: no CDN.
+
+A report of `burn_check.notebook.check` on a page (chapter 12 runs it on the article's program) links
+each finding to its chapter with the address a terminal needs, the book's base URL
+(`bookkit.site.layout.base_url`: http://127.0.0.1:8000/ unless the site is published). On a page
+those links are made relative (`relative_report_links`), so they work on any port and any host.
 """
 
 from __future__ import annotations
 
 import html
 import json
+import posixpath
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -123,6 +130,26 @@ def copy_assets(app: Sphinx, exception: Exception | None) -> None:
         shutil.copyfile(source, target / (f"{package}.LICENSE" if name == "LICENSE" else name))
 
 
+REPORT = re.compile(r'<pre class="burn-check-report">.*?</pre>', re.S)
+
+
+def relative_report_links(app: Sphinx, pagename: str, templatename: str, context: dict[str, Any],
+                          doctree: Any) -> None:
+    """A report's chapter links, absolute in what `check` printed, as relative links of the page."""
+    from bookkit.site.layout import base_url, page_path
+
+    if "body" not in context or "burn-check-report" not in context["body"]:
+        return
+    here = page_path(pagename, app.config.language or "en")
+    address = re.compile(re.escape(base_url(ROOT)) + r"([A-Za-z_]+/[\w./-]+\.html)(#[\w-]*)?")
+
+    def linked(found: re.Match[str]) -> str:  # shown as the page's path in the site, linked relatively
+        target = posixpath.relpath(found[1], posixpath.dirname(here)) + (found[2] or "")
+        return f'<a href="{html.escape(target)}">{html.escape(found[1] + (found[2] or ""))}</a>'
+
+    context["body"] = REPORT.sub(lambda report: address.sub(linked, report[0]), context["body"])
+
+
 def purge_page(app: Sphinx, env: BuildEnvironment, docname: str) -> None:
     checker_pages(env).discard(docname)
 
@@ -131,5 +158,6 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_directive("burn-check", BurnCheckDirective)
     app.connect("env-purge-doc", purge_page)
     app.connect("html-page-context", add_assets)
+    app.connect("html-page-context", relative_report_links, priority=600)  # after the outputs are in the body
     app.connect("build-finished", copy_assets)
     return {"parallel_read_safe": False, "parallel_write_safe": True}

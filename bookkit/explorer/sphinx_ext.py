@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import shutil
 import tempfile
+import time
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -36,19 +37,37 @@ FOLDER = "explorer"
 """The pictures' folder, beside the explorer's page."""
 
 
+FRESH = ".fresh-"  # a folder being written, renamed to its key when whole
+FRESH_FOR_S = 3600  # a fresh folder older than this was left by a killed build
+
+
 def cached_folder(root: Path = ROOT) -> Path:
-    """The folder of this engine's explorer files, written first if the engine changed since."""
+    """The folder of this engine's explorer files, written first if the engine changed since.
+
+    Two builds may write it at once (a test beside `make book`): each writes a fresh folder of its
+    own and renames it whole, the second keeps the first's, and neither removes the other's."""
     cache = root / "_build" / ".explorer"
     folder = cache / engine_key(root)
     if not folder.is_dir():
         cache.mkdir(parents=True, exist_ok=True)
-        fresh = Path(tempfile.mkdtemp(dir=cache, prefix=".fresh-"))
+        fresh = Path(tempfile.mkdtemp(dir=cache, prefix=FRESH))
         write(explore(), fresh)
-        for stale in cache.iterdir():  # an older engine's files, or a fresh folder a failed build left
-            if stale != fresh:
-                shutil.rmtree(stale)
-        fresh.rename(folder)
+        try:
+            fresh.rename(folder)
+        except OSError:  # another build renamed its folder there first
+            shutil.rmtree(fresh)
+        for stale in cache.iterdir():  # an older engine's files, or a fresh folder a killed build left
+            if stale != folder and not writing(stale):
+                shutil.rmtree(stale, ignore_errors=True)
     return folder
+
+
+def writing(path: Path) -> bool:
+    """Is `path` a fresh folder another build may still be writing?"""
+    try:
+        return path.name.startswith(FRESH) and time.time() - path.stat().st_mtime < FRESH_FOR_S
+    except FileNotFoundError:  # it was renamed or removed meanwhile
+        return True
 
 
 def explorer_pages(env: BuildEnvironment) -> set[str]:

@@ -1,12 +1,14 @@
 """Models the book's checks try besides the chapters' `Linear(4, 1)`: the cases a shortcut gets wrong.
 
 A check that tries only the chapter's model passes an answer that hard-codes its two parameters,
-its names or its order; these give it other counts (a Linear without a bias, two layers) and
-half-moved models (some parameters forked, the others moved with `to_device`).
+its names or its order; these give it other counts (a Linear without a bias, two layers, a tower
+of a depth drawn at random) and half-moved models (some parameters forked, the others moved with
+`to_device`). `says_counts` reads whether a message says two counts in their roles.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from mlx_autodiff.device import Device
@@ -27,6 +29,19 @@ class Stack(Module):
         return self.second.forward(self.first.forward(x))
 
 
+class Tower(Module):
+    """`depth` Linear layers, 4 -> 4 -> ... -> 1, in a list (`layers.0.weight`, ...): 2 x `depth` parameter
+    tensors, a count a check can draw at random so that no answer knows it in advance."""
+
+    def __init__(self, device: Device, depth: int) -> None:
+        self.layers = [LinearConfig(4, 4 if k < depth - 1 else 1).init(device) for k in range(depth)]
+
+    def forward(self, x: Tensor) -> Tensor:
+        for layer in self.layers:
+            x = layer.forward(x)
+        return x
+
+
 def read(model: Module) -> Module:
     """`model` with every parameter read (built), as after loading a file or one inference."""
     for param in model.params():
@@ -40,3 +55,71 @@ def moved_by(model: Module, device: Device, to_device: Iterable[str]) -> Module:
     names = set(to_device)
     return model.map_params(lambda param: param.to_device(device) if param.name in names
                             else param.fork(device))
+
+
+_EXPECTED_BEFORE = ("expected", "expecting", "expects", "expect", "should be", "should have", "should",
+                    "wanted", "want", "needed", "needs", "need", "of", "out of", "for", "instead of", "not",
+                    "has", "have", "had", "total", "/", "应有", "应该有", "应当有", "应该", "应当", "应",
+                    "需要",
+                    "期望", "预期", "共有", "共", "总共", "本该有", "本应有", "而不是", "有")
+_GOT_BEFORE = ("got", "get", "gets", "getting", "received", "receives", "receive", "only", "only got",
+               "collected", "found", "returned", "came back with", "there are", "there were", "has only",
+               "have only", "拿到", "拿到了", "只拿到", "得到", "得到了", "只得到", "收到", "收到了", "只有",
+               "只", "仅有", "仅", "实际", "实际有", "实际上", "收集到", "收集到了", "却只有", "但只有")
+_GOT_AFTER = ("of", "out of", "/", "gradient", "grads", "grad", "came back", "arrived", "received",
+              "collected", "梯度", "个梯度", "回来")
+_EXPECTED_AFTER = ("parameter", "param", "tensors", "expected", "wanted", "needed", "参数", "个参数", "应有")
+_OTHER_BEFORE = ("step", "steps", "chapter", "chapters", "appendix", "version", "burn", "layer", "epoch",
+                 "第")
+_NUMBER = re.compile(r"(?<![0-9.])[0-9]+(?![0-9]|\.[0-9])")
+_PAUSE = re.compile(r"[.;:,()\[\]（），。；：！？!?、]")
+_WINDOW = 20
+
+
+def _marker(text: str, markers: tuple[str, ...], last: bool) -> int | None:
+    """Where the nearest of `markers` sits in `text` (a Latin one as a word, or as a word's start after a
+    number: "gradients"): its end when `last` (the marker closest before a number), its start otherwise;
+    the longest wins a tie."""
+    best: tuple[int, int] | None = None
+    for marker in markers:
+        edge = r"\b" if marker[0].isascii() and marker[0].isalpha() else ""
+        for found in re.finditer(edge + re.escape(marker) + (edge if last else ""), text):
+            place = found.end() if last else -found.start()
+            if best is None or (place, len(marker)) > best:
+                best = (place, len(marker))
+    return None if best is None else abs(best[0])
+
+
+def _role(before: str, after: str) -> str | None:
+    """"got" or "expected": what the words nearest before a number say it is (or, with none, the first
+    words after it: "2 gradients", "2 parameter tensors"); None when nothing says, or when they say it
+    is something else ("step 1", "chapter 2", "第 1 步")."""
+    said = {role: _marker(before, markers, True) for role, markers in
+            (("got", _GOT_BEFORE), ("expected", _EXPECTED_BEFORE), (None, _OTHER_BEFORE))}
+    nearest = [(place, role is not None, role) for role, place in said.items() if place is not None]
+    if nearest:
+        return max(nearest, key=lambda found: found[:2])[2]
+    got, expected = _marker(after, _GOT_AFTER, False), _marker(after, _EXPECTED_AFTER, False)
+    if got is not None or expected is not None:
+        return "got" if expected is None or (got is not None and got < expected) else "expected"
+    return None
+
+
+def says_counts(message: str, got: int, wanted: int) -> bool:
+    """Whether `message` says `got` as the number of gradients it got and `wanted` as the number it
+    expected, each in its role ("expected 2, got 1", "1 gradients for 2 parameters",
+    "只拿到1个梯度，应有2个"):
+    the numbers alone, or swapped, or in other roles ("step 1 of 4") are not enough."""
+    text = message.lower()
+    numbers = list(_NUMBER.finditer(text))
+    roles: dict[str, set[str | None]] = {"got": set(), "expected": set()}
+    for index, number in enumerate(numbers):
+        start = numbers[index - 1].end() if index else 0
+        end = numbers[index + 1].start() if index + 1 < len(numbers) else len(text)
+        before = _PAUSE.split(text[start:number.start()])[-1][-_WINDOW:]
+        after = _PAUSE.split(text[number.end():end])[0][:_WINDOW]
+        role = _role(before, after)
+        for name, value in (("got", got), ("expected", wanted)):
+            if int(number[0]) == value:
+                roles[name].add(role)
+    return "got" in roles["got"] and "expected" in roles["expected"]

@@ -85,6 +85,12 @@ class Expect:
         """`name` must be a function (or anything callable)."""
         self(callable(value), "_common.not_a_function", name=name, got=_kind(value))
 
+    def plain(self, value: object, name: str) -> None:
+        """`name` must be plain data: str, int, float, bool or None, or lists and tuples of them, each of
+        exactly that type, never a subclass (whose `__eq__`, `__contains__` or `__str__` could say anything).
+        Call it before comparing what an answer returned."""
+        self(_plain(value), "_common.not_plain", name=name, got=_kind(value))
+
     def instance(self, value: object, kind: type | tuple[type, ...], name: str) -> None:
         """`name` must be an instance of `kind` (a class of the engine, usually)."""
         kinds = kind if isinstance(kind, tuple) else (kind,)
@@ -125,7 +131,8 @@ class Answer:
     def running(self, case: str) -> Iterator[Calls]:
         """Count the engine calls inside the block; an error the answer's code raises there says `case`.
         When the block ends, what the checks rely on must be as it was before the answer ran: a patch
-        the answer's function leaves behind for the check to meet is refused even if undone later."""
+        the answer's function leaves behind is refused (one it undoes before returning is not seen:
+        monitor.py says why)."""
         calls = Calls()
         _audit(WATCH, calls)
         try:
@@ -150,6 +157,16 @@ def _raised_by_answer(error: BaseException) -> bool:
             return True
         traceback = traceback.tb_next
     return False
+
+
+_PLAIN = (str, int, float, bool, type(None))
+
+
+def _plain(value: object) -> bool:
+    """Whether `value` is plain data, by exact type (never calling anything the value defines)."""
+    if type(value) in _PLAIN:
+        return True
+    return type(value) in (list, tuple) and all(_plain(item) for item in value)  # type: ignore[attr-defined]
 
 
 def _kind(value: object) -> str:

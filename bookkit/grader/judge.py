@@ -37,8 +37,10 @@ from bookkit.grader.checking import (
 )
 from bookkit.grader.monitor import (
     ANSWER_FILE,
+    SIGNAL,
     UNWATCH,
     WATCH,
+    Blocked,
     Monitor,
     changed,
     install,
@@ -66,8 +68,14 @@ def main() -> int:
     monitor = install()
     install_probes()
     _import_the_engine()
+    foreign = _loaded_elsewhere(job["homes"])
+    if foreign:
+        say({"event": "verdict", "status": "foreign_engine", "found": foreign,
+             "engine": ", ".join(dict.fromkeys(job["homes"].values()))})
+        return 0
     monitor.protect(protected_objects())
     shell = _shell()
+    _no_signal_handlers()
     while True:
         os.chdir(job["workdir"])
         setup = _run_setup(shell, job["setup"])
@@ -123,6 +131,42 @@ CHECKED_BOOK_PARTS = ("bookkit.runs.methods", "bookkit.runs.scenarios", "bookkit
                       "bookkit.grader", "bookkit.site.layout")
 """The book's modules a chapter's set-up or a check may import (those that were the engine's
 package's before issue 43 moved them out)."""
+
+
+def _no_signal_handlers() -> None:
+    """From here on, `signal.signal` refuses: a handler is called with the frame a signal interrupted, and
+    from it, through `f_back` and `f_locals` (which Python reads without an audit event), the grader's
+    own frames. The original is kept nowhere an answer could find it; the grader needs no handler."""
+    import _signal
+    import signal
+
+    def refused(signalnum: object, handler: object) -> None:
+        _audit(SIGNAL, signalnum)
+        raise Blocked("the grading process takes no signal handlers")
+
+    for module in (signal, _signal):
+        module.signal = refused  # type: ignore[attr-defined]
+
+
+def _loaded_elsewhere(homes: dict[str, str]) -> list[str]:
+    """The engine's and the book's modules (the grader's too) loaded from anywhere but their package's
+    folder in `homes`, where the parent loaded them: "bookkit.grader.judge from
+    /some/folder/bookkit/grader/judge.py"."""
+    from pathlib import Path
+
+    found = []
+    for name, module in list(sys.modules.items()):
+        package = name.split(".")[0]
+        if name == "__main__" or package not in homes:
+            continue
+        spec = getattr(module, "__spec__", None)
+        origin = getattr(spec, "origin", None) or getattr(module, "__file__", None)
+        if origin is None or not Path(origin).resolve().is_relative_to(Path(homes[package]).resolve()):
+            found.append(f"{name} from {origin}")
+    main_file = getattr(sys.modules.get("__main__"), "__file__", None)
+    if main_file is None or not Path(main_file).resolve().is_relative_to(Path(homes["bookkit"]).resolve()):
+        found.append(f"the grading process's own code from {main_file}")
+    return found
 
 
 def _shell() -> Any:

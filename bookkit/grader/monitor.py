@@ -10,12 +10,21 @@ IPython exception handler, trace the checks' frames, reset the call counts. Two 
   after the answer and after the checks.
 - `install()`'s audit hook (PEP 578; Python cannot remove one once added): it counts the probes'
   calls into the windows a check opens (`probes.py`), and, while an answer or its checks run, it
-  notes a patch of a protected class or function even if undone later, a tracer or another
-  audit hook, `gc`'s object walks, and, from the answer's own code, frame access and ctypes.
+  notes a tracer or another audit hook, `gc`'s object walks, `object.__setattr__` called by name
+  on a protected class or function, and, from the answer's own code, the attribute reads CPython
+  audits (`__code__`, `__defaults__`, `__kwdefaults__`, `f_code`, `tb_frame`, `gi_frame`, ...),
+  `sys._getframe` and ctypes.
 
-Either finding refuses the answer, naming what was found. This is not a sandbox: a reader who
-studies the grader could still write bytes to its result pipe; what it stops are the changes an
-answer can make with ordinary Python, which is what a grader for readers and a class needs.
+Either finding refuses the answer, naming what was found. What neither sees: a patch the answer
+makes and undoes within its own run (`Tensor.is_require_grad = ...`, then back before it returns),
+since Python raises no audit event for assigning a class attribute and the snapshot compares only
+before and after; such a patch lasts only while the answer's own code runs, so the checks' reads
+after it meet the engine as it is, but engine objects the answer built meanwhile may carry what the
+patch made (as an answer could also forge engine state directly, `node.requirement = ...`). Nor
+frames reached without an audited read (a signal handler's frame argument, `logging.currentframe()`,
+then `f_back` and `f_locals`): see judge.py for what that can and cannot reach. This is not a
+sandbox: a reader who studies the grader can forge a verdict; what it stops are the changes an
+answer can make with ordinary Python by mistake or by a plain shortcut.
 """
 
 from __future__ import annotations
@@ -30,6 +39,17 @@ from typing import Any
 
 from bookkit.grader.probes import CALL
 
+SIGNAL = "mlx_autodiff.signal"
+"""The audit event the grading process's stand-in for `signal.signal` raises (judge.py): an answer's
+signal handler would be handed the interrupted frame, with no audited read."""
+RELOADED = ("signal", "_signal", "sys", "gc", "logging")
+"""Modules an answer may not import afresh (after removing them from sys.modules) to get back what the
+grading process took away or watches."""
+
+
+class Blocked(RuntimeError):
+    """Raised inside the answer's own call that would reach the grader (a frame, the interpreter's
+    objects, memory): the call does not happen, and the answer is refused when it ends."""
 WATCH, UNWATCH = "mlx_autodiff.watch", "mlx_autodiff.unwatch"
 """Audit events that open and close a window of counted probe calls (its Counter the argument)."""
 ANSWER_FILE = "<answer>"
@@ -40,12 +60,14 @@ compared."""
 HOOK_PREFIXES = ("mlx", "IPython.core.interactiveshell")
 """Modules whose callables and classes are compared (besides STANDARD)."""
 STANDARD = ("builtins", "os", "sys", "json", "random", "re", "math", "operator", "functools",
-            "itertools", "collections", "types", "inspect", "traceback")
+            "itertools", "collections", "types", "inspect", "traceback", "signal", "_signal", "logging")
 """The standard modules the grader and the checks use: their callables are compared."""
 NOTICED_ANYWHERE = ("sys.settrace", "sys.setprofile", "sys.addaudithook", "sys._current_frames",
-                    "gc.get_objects", "gc.get_referrers", "gc.get_referents")
+                    "gc.get_objects", "gc.get_referrers", "gc.get_referents",
+                    "sys.monitoring.register_callback", SIGNAL)
 NOTICED_FROM_ANSWER = ("sys._getframe", "sys._getframemodulename", "object.__getattr__", "code.__new__")
-PASSED_THROUGH = ("inspect.py", "traceback.py", os.path.join("ctypes", "__init__.py"))
+PASSED_THROUGH = ("inspect.py", "traceback.py", os.path.join("ctypes", "__init__.py"),
+                  os.path.join("logging", "__init__.py"))
 """Standard modules an answer may use to reach frames: their frames are looked through to the caller."""
 
 
@@ -101,8 +123,11 @@ def install() -> Monitor:
                 noticed = _noticed(event, args, state, from_answer)
                 if noticed:
                     state["found"].append(noticed)
+                blocked = noticed if noticed and event != "object.__setattr__" and from_answer() else None
             finally:
                 state["busy"] = False
+            if blocked:  # stop it now: a frame or an object it would reach could forge the verdict at once
+                raise Blocked(f"the grading process refuses {blocked} from an answer")
 
     sys.addaudithook(hook)
     return Monitor(state)
@@ -123,6 +148,8 @@ def _noticed(event: str, args: tuple[Any, ...], state: dict[str, Any], from_answ
     elif event == "open" and isinstance(args[0], str) and args[0].startswith("/proc/") \
             and args[0].endswith("/mem"):
         return f"open({args[0]})"
+    elif event == "import" and args[0] in RELOADED and from_answer():
+        return f"import {args[0]} afresh"
     return None
 
 

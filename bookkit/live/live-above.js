@@ -78,7 +78,7 @@ live.above = function above(ctx, connection, run) {
   function stopped({ note, hint }, { entry, cell, reply }) {
     const which = ctx.cellName(cell);
     note.textContent = reply.status === 'error'
-      ? say('stoppedRaised', { where: which, name: reply.ename, value: reply.evalue })
+      ? say(reply.evalue ? 'stoppedRaised' : 'stoppedRaisedBare', { where: which, name: reply.ename, value: reply.evalue })
       : say('stoppedUnfinished', { where: which });
     note.dataset.state = 'stopped';
     const parts = [];

@@ -101,7 +101,7 @@ live.connection = function connection(ctx) {
       if (reused === null) throw new Error(say('noAnswer', { s: KERNEL_START_S }));
       ctx.readyFor = ctx.session;
     } catch (error) {
-      ctx.show('disconnected', say('notStarted', { why: error.message || error }), ui.recover);
+      ctx.show('disconnected', say('notStarted', { why: live.why(error, say) }), ui.recover);
       return false;
     }
     sessionStorage.setItem(ctx.liveKey, '1');
@@ -139,6 +139,7 @@ live.connection = function connection(ctx) {
       live.pickEditions(ctx.rendermime);
       live.explainErrors(ctx.rendermime, ctx.page.explained);
       live.keepAnsiColours(ctx.rendermime);
+      live.capOutputs(ctx.rendermime, say); // last: it sees each output first, and the others only its part
     }
     if (!ctx.cells) ctx.buildCells(config);
     conn.server = live.connectQuietly(config);

@@ -8,7 +8,9 @@
  * check; a second stub of the same exercise is dropped, since one answer replaces them all), and a
  * cell they edited replaces the cell with the same id (`nb` in the page's data). Nothing else
  * changes, so the file has no book solution, and `mlx-autodiff-exercises check` grades it.
- * It works before "Run live" too, from the edits kept in this browser.
+ * It works before "Run live" too, from the edits kept in this browser, and after the book's server
+ * stopped: the page fetches the notebook it starts from once it offers the download (the reader
+ * edited a cell, or clicked "Run live"; `live.keepNotebook`), never on a page only read, and keeps it.
  */
 (function () {
 'use strict';
@@ -44,13 +46,26 @@ live.readersNotebook = function readersNotebook(ctx, notebook) {
   return notebook;
 };
 
+/** Fetch the notebook the download starts from, once, and keep its text (a failed fetch is tried
+ * again on the next call); resolves to the text, or rejects with an Error in the reader's words. */
+live.keepNotebook = function keepNotebook(ctx) {
+  if (!ctx.notebookText) {
+    ctx.notebookText = fetch(new URL(ctx.page.notebook, location.href), { cache: 'no-store' })
+      .catch(() => { throw new Error(ctx.say('bookServerGone')); })
+      .then((answer) => {
+        if (!answer.ok) throw new Error(ctx.say('httpError', { status: answer.status, text: answer.statusText }));
+        return answer.text();
+      });
+    ctx.notebookText.catch(() => { ctx.notebookText = null; });
+  }
+  return ctx.notebookText;
+};
+
 /** Offer the reader's notebook of the page as a file (`<chapter>-mine.ipynb`). */
 live.downloadNotebook = async function downloadNotebook(ctx) {
   let notebook;
   try {
-    const answer = await fetch(new URL(ctx.page.notebook, location.href), { cache: 'no-store' });
-    if (!answer.ok) throw new Error(`${answer.status} ${answer.statusText}`);
-    notebook = await answer.json();
+    notebook = JSON.parse(await live.keepNotebook(ctx));
   } catch (error) {
     ctx.tell(ctx.say('unreadable', { why: error.message }));
     return;

@@ -99,7 +99,7 @@ live.editors = function editors(ctx, connection, grading) {
     cell.mark = live.element('span', { class: 'live-edited-mark' }, say('editedMark'));
     cell.note = live.element('span', { class: 'live-note' });
     controls.append(runButton);
-    if (cell.answerTo) controls.append(live.button(say('runCheck'), () => grading.runCheck(cell.answerTo, cell)));
+    if (cell.answerTo) controls.append(live.button(say('runCheck'), () => grading.runCheck(cell.answerTo)));
     if (!cell.answerTo && page.cells.some((entry) => entry.index < cell.index)) {
       controls.append(live.button(say('runAllAbove'), () => above.runAllAbove(cell)));
     }
@@ -121,6 +121,7 @@ live.editors = function editors(ctx, connection, grading) {
     }
     editor.on('change', (cm, change) => {
       const source = edited(cell);
+      grading.answerChanged(cell); // a verdict of other code no longer stands
       if (change.origin === 'tdsElsewhere') return; // another tab's edit, already stored
       cell.typedHere = true;
       cell.elsewhere.hidden = true;
@@ -155,9 +156,13 @@ live.editors = function editors(ctx, connection, grading) {
     if (!cell) return ctx.editsChanged();
     const theirs = entry ? entry.source : cell.original;
     const mine = cell.editor.getValue();
-    if (theirs === mine) return;
+    if (theirs === mine) { // nothing changed here after all: an earlier note is out of date
+      if (!cell.elsewhere.querySelector('button')) cell.elsewhere.hidden = true;
+      return;
+    }
     cell.elsewhere.hidden = false;
     if (cell.typedHere && mine !== cell.original) { // this tab's own code: keep it within reach
+      cell.keptMine = mine;
       cell.elsewhere.replaceChildren(say('changedElsewhereMine'), ' ', live.button(say('putMineBack'), () => {
         cell.editor.setValue(mine);
         cell.elsewhere.hidden = true;
@@ -219,6 +224,8 @@ live.editors = function editors(ctx, connection, grading) {
     if (connection.pending()) cell.note.textContent = say('waitingTurn');
     cell.ranSource = source; // what the output below shows from now on
     cell.hasOutput = true;
+    // a note that another tab changed the code: the reader ran what is here now, so it is dealt with
+    if (!cell.elsewhere.querySelector('button') || source === cell.keptMine) cell.elsewhere.hidden = true;
     cell.outputBeforeAbove = false;
     edited(cell);
     const reply = await connection.execute(cell, source, {

@@ -6,6 +6,10 @@
  *     live mode, with this mirror of editions.py's `pick`, in the renderer of text/html.
  *   - explained(text, table): an engine error printed or raised in a live cell explains itself in
  *     the page's language, as the static page's does (bookkit/words/explained.py, mirrored here).
+ *   - capOutputs(rendermime, say): a cell's printed text (or plain result) of more than MAX_LINES
+ *     lines shows its first HEAD_LINES and last TAIL_LINES, saying how many lines it left out between
+ *     them, with a button that saves the whole text as a file: 100 000 printed lines froze the page
+ *     for over a minute (each stream message drew all the text so far again).
  *   - After a run has drawn its output, live mode dispatches
  *     `document.dispatchEvent(new CustomEvent("tds:output", {detail: {element}}))` with the cell's
  *     output element: page scripts that hydrate outputs (bookkit/stepper/stepper.js) do it again there.
@@ -121,6 +125,59 @@ live.keepAnsiColours = function keepAnsiColours(rendermime) {
     return base.sanitize(dirty, ansi ? { ...options, parseStyleAttributes: false, allowedStyles: undefined } : options);
   };
   rendermime.sanitizer = sanitizer;
+};
+
+const HEAD_LINES = 200;
+const TAIL_LINES = 800;
+const MAX_LINES = HEAD_LINES + TAIL_LINES;
+const MAX_CHARS = 200 * 1000; // and a line of a megabyte is capped too
+
+/** `text` as the page shows it, and how many lines (or characters) it leaves out; null if whole. */
+live.capped = function capped(text, say) {
+  if (text.length <= MAX_CHARS && (text.match(/\n/g) || []).length <= MAX_LINES) return null;
+  const end = text.endsWith('\n') ? '\n' : ''; // a last line's newline ends it: it starts no line
+  const lines = (end ? text.slice(0, -1) : text).split('\n');
+  if (lines.length > MAX_LINES) {
+    const left = lines.length - MAX_LINES;
+    const shown = [...lines.slice(0, HEAD_LINES), say.count('outputLinesLeft', left), ...lines.slice(-TAIL_LINES)];
+    const joined = shown.join('\n') + end;
+    if (joined.length <= MAX_CHARS) return { text: joined, left };
+  }
+  const half = MAX_CHARS / 2;
+  return { text: `${text.slice(0, half)}\n${say('outputCharsLeft', { n: text.length - MAX_CHARS })}\n${text.slice(-half)}`,
+           left: 0 };
+};
+
+/** Make `rendermime`'s renderers of printed text and plain results show at most MAX_LINES lines. */
+live.capOutputs = function capOutputs(rendermime, say) {
+  for (const mime of ['application/vnd.jupyter.stdout', 'application/vnd.jupyter.stderr', 'text/plain']) {
+    const factory = rendermime.getFactory(mime);
+    if (!factory || factory.tdsCapped) continue;
+    rendermime.addFactory({
+      ...factory,
+      tdsCapped: true,
+      createRenderer(options) {
+        const renderer = factory.createRenderer(options);
+        const render = renderer.renderModel.bind(renderer);
+        renderer.renderModel = async (model) => {
+          const whole = model.data[mime];
+          const cut = typeof whole === 'string' && live.capped(whole, say);
+          if (!cut) return render(model);
+          await render(Object.create(model, { data: { value: { ...model.data, [mime]: cut.text } } }));
+          const save = live.button(say('saveWholeOutput'), () => {
+            const link = live.element('a', { href: URL.createObjectURL(new Blob([whole], { type: 'text/plain' })),
+                                             download: 'output.txt' });
+            document.body.append(link);
+            link.click();
+            link.remove();
+            setTimeout(() => URL.revokeObjectURL(link.href), 10000);
+          });
+          renderer.node.append(live.element('p', { class: 'live-output-capped' }, say('outputCapped'), ' ', save));
+        };
+        return renderer;
+      },
+    }, rendermime.getRank(mime));
+  }
 };
 
 /** Tell the page's other scripts that `element` holds a new output (see the top of this file). */

@@ -55,6 +55,15 @@ live.credentials = () => live.stored(CREDENTIALS_KEY);
 
 live.serverUrl = ({ url }) => url;
 
+/** What went wrong, in the reader's words: a request that got no answer at all (the browser's own
+ * "Failed to fetch", a TypeError, in its language, not the page's) says the kernel server did not answer. */
+live.why = function why(error, say) {
+  if (error instanceof TypeError || /Failed to fetch|NetworkError|Load failed/.test(String(error && error.message))) {
+    return say('serverUnreachable');
+  }
+  return (error && error.message) || String(error);
+};
+
 /** A request to the server's REST API with the tab's token. */
 live.api = (where, path, options = {}) => fetch(`${live.serverUrl(where)}${path}`, {
   cache: 'no-store', ...options, headers: { Authorization: `token ${where.token}` },

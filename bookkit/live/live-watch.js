@@ -20,7 +20,9 @@
 
 const live = (window.tdsLive = window.tdsLive || {});
 const STARTING_AFTER_MS = 10000; // a "starting" this soon after a restart handled is that restart's
-const SERVER_WATCH = { tries: 20, every: 300 }; // after a kernel's shutdown: whether the server is stopping
+// after a kernel's shutdown: whether the server is stopping (20 quick asks), then, while the page
+// says the kernel was shut down, every 2 s, so that a server stopped later is still said
+const SERVER_WATCH = { tries: 20, every: 300, whileShutDown: 2000 };
 
 const sleep = (ms) => new Promise((resolve) => { setTimeout(resolve, ms); });
 
@@ -91,12 +93,14 @@ live.watcher = function watcher(ctx, conn) {
 
   /** After the kernel's shutdown, or a dropped connection: is the kernel listed, does the server answer? */
   async function which(current, where, tries = 1) {
-    for (let i = 0; i < tries && current === ctx.session; i++) {
-      if (i) await sleep(SERVER_WATCH.every);
+    for (let i = 0; current === ctx.session && (i < tries || current.shutDownSaid); i++) {
+      if (i) await sleep(i < tries ? SERVER_WATCH.every : SERVER_WATCH.whileShutDown);
       const problem = await live.probe(where, say).catch((error) => String(error));
       if (current !== ctx.session) return;
       if (problem) return serverGone(current, problem);
-      const model = await live.kernelModel(where, current.kernel.id).catch(() => undefined);
+      // the session forgets its kernel once the kernel is shut down: its id was kept when watched
+      const model = await live.kernelModel(where, current.watchedKernelId).catch(() => undefined);
+      current.shutDownSaid = model === null;
       if (model === null) gone(current, 'shutDown'); // and keep asking: a stopping server goes next
     }
   }
@@ -105,6 +109,8 @@ live.watcher = function watcher(ctx, conn) {
     ctx.lost = ctx.serverGone = false;
     conn.restarted = false;
     const kernel = current.kernel;
+    current.watchedKernelId = kernel.id;
+    current.shutDownSaid = false;
     kernel.iopubMessage.connect((_, message) => {
       conn.runs.heard(message);
       if (message.header.msg_type !== 'shutdown_reply') return;

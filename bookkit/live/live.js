@@ -107,10 +107,12 @@ function liveCells() {
 
   /** The status: one of connecting, ready, busy, restarted, disconnected, what it means, the way on. */
   ctx.show = function show(state, detail, control = null) {
+    ctx.saidResetAll = false; // the status says something else now
     ui.status.dataset.state = state;
     ui.status.replaceChildren(live.element('strong', {}, say.state(state)),
                               document.createTextNode(detail ? ` \u2014 ${detail}` : ''));
     ui.recover.hidden = control !== ui.recover;
+    if (!ui.recover.hidden) ui.launch.hidden = true; // one way on: "Reconnect" does what "Run live" did
     ui.rerun.hidden = control !== ui.rerun;
     if (control === ui.restart) ui.restart.hidden = false;
     fitted();
@@ -125,7 +127,15 @@ function liveCells() {
   ctx.cellName = (cell) => (cell && cell.editor
     ? say('cellStarting', { code: cell.editor.getValue().split('\n')[0].slice(0, 60) }) : say('hiddenCell'));
 
-  ctx.edits = live.savedEdits(page, () => ctx.tell(say('storageRefused')));
+  // the browser refused to store an edit: the line under the tools says so until a save works again,
+  // since the status is soon about something else
+  ctx.edits = live.savedEdits(page, (refused) => {
+    if (refused === ui.kept.classList.contains('live-kept-refused')) return;
+    ui.kept.classList.toggle('live-kept-refused', refused);
+    ui.kept.setAttribute('role', refused ? 'alert' : 'note');
+    ui.kept.textContent = say(refused ? 'storageRefused' : 'editsKept');
+    if (refused) ctx.tell(say('storageRefused'));
+  });
   /** "Reset all edits", "Download my notebook" and where edits are kept: shown while the page holds any
    * edit, or is live. */
   ctx.editsChanged = function editsChanged() {
@@ -136,8 +146,12 @@ function liveCells() {
     ui.download.hidden = !edited && !on;
     ui.kept.hidden = !edited && !on;
     ui.tools.hidden = !edited && !on;
+    // the download is offered: keep what it starts from, so it works after the book's server stops
+    if (edited || on) live.keepNotebook(ctx).catch(() => {});
     // before "Run live": how many cells hold the reader's code (another tab may change them)
     if (!ctx.cells && !on && !ui.status.dataset.state) ui.status.textContent = edited ? say.count('edited', edited) : '';
+    // "the book's code is back in every cell" no longer holds once another tab changed one since
+    else if (ctx.saidResetAll && edited) ctx.tell(say.count('changedSinceReset', edited));
     return edited;
   };
 
@@ -149,6 +163,7 @@ function liveCells() {
     ctx.editsChanged();
     if (ctx.cells) ctx.tell(say('resetAllDone'));
     else ui.status.textContent = say('resetAllDone');
+    ctx.saidResetAll = Boolean(ctx.cells);
     // the button hid itself: a keyboard reader's focus goes to the status that says what happened, not to the page's top
     if ([ui.resetAll, document.body, null].includes(document.activeElement)) ui.status.focus();
   }
@@ -162,9 +177,11 @@ function liveCells() {
   ctx.edits.onChange = editors.changedElsewhere; // another tab of this page changed a cell
 
   live.takeCredentialsFromUrl();
-  // A new URL from "make live" pasted into this tab: use its token at once if the page was live.
-  addEventListener('hashchange', () => live.takeCredentialsFromUrl() && sessionStorage.getItem(ctx.liveKey)
-                                       && connection.start(true));
+  // A new URL from "make live" pasted into this tab: use its token at once if the page was live, or
+  // tried to be (what the status says about the old token no longer holds).
+  addEventListener('hashchange', () => live.takeCredentialsFromUrl()
+    && (sessionStorage.getItem(ctx.liveKey) || ui.status.dataset.state === 'disconnected')
+    && connection.start(true));
   if (sessionStorage.getItem(ctx.liveKey) && live.credentials()) connection.start(true);
 }
 

@@ -148,14 +148,18 @@ class LiveServers:
     token: str
     live_port: int
     edition: str  # the built edition the URL opens ("en" unless only another one was built)
+    others: tuple[str, ...] = ()  # the other built editions, each with a URL of its own (`url_of`)
 
     @property
     def url(self) -> str:
-        return f"{self.book}/{self.edition}/book/index.html#live={self.live_port}&token={self.token}"
+        return self.url_of(self.edition)
+
+    def url_of(self, edition: str) -> str:
+        return f"{self.book}/{edition}/book/index.html#live={self.live_port}&token={self.token}"
 
 
-def first_edition(html: Path) -> str:
-    """The first language of the book (English first) whose edition is built in `html`."""
+def built_editions(html: Path) -> list[str]:
+    """The languages of the book (English first) whose edition is built in `html`."""
     # imported here: the Jupyter server imports this module for BookOriginOnly, and
     # bookkit.site.book_languages brings Sphinx and myst-nb with it
     from bookkit.words.language import LANGUAGES
@@ -164,7 +168,7 @@ def first_edition(html: Path) -> str:
     if not built:
         raise LiveServerError(f"no built edition in {html} (looked for {', '.join(LANGUAGES)}): "
                               "run `make build-book` first (`make live` does).")
-    return built[0]
+    return built
 
 
 class QuietHandler(SimpleHTTPRequestHandler):
@@ -271,7 +275,7 @@ def live_servers(port: int, live_port: int, html: Path = HTML) -> Iterator[LiveS
     """Both servers running until the block ends (however it ends); then both are stopped."""
     if not (html / "index.html").exists():
         raise LiveServerError(f"no built book in {html}: run `make build-book` first (`make live` does).")
-    edition = first_edition(html)
+    edition, *others = built_editions(html)
     httpd = book_server(port, html)
     origin = f"http://{HOST}:{httpd.server_address[1]}"
     token = secrets.token_urlsafe(32)
@@ -279,7 +283,7 @@ def live_servers(port: int, live_port: int, html: Path = HTML) -> Iterator[LiveS
     try:
         with kernel_server(HOST, live_port, origin, token) as kernels:
             thread.start()
-            yield LiveServers(origin, kernels, token, live_port, edition)
+            yield LiveServers(origin, kernels, token, live_port, edition, tuple(others))
     finally:
         if thread.is_alive():
             httpd.shutdown()
@@ -337,9 +341,14 @@ def main(argv: list[str] | None = None) -> int:
             print("Stopped.")
             return 0
         with live_servers(args.port, args.live_port) as servers:
+            from bookkit.words.language import LANGUAGES
+
+            others = "".join(f"The {LANGUAGES[code].name} edition ({code}), with the same token:\n\n"
+                             f"    {servers.url_of(code)}\n\n" for code in servers.others)
             print(f"Book:    {servers.book}  (this machine only)\n"
                   f"Kernels: {servers.kernels}  (Jupyter Server; accepts pages from {servers.book} only)\n\n"
-                  f"Open this URL; it carries a fresh token, so keep it to yourself:\n\n    {servers.url}\n\n"
+                  f"Open this URL ({LANGUAGES[servers.edition].name}); it carries a fresh token, so keep it "
+                  f"to yourself:\n\n    {servers.url}\n\n{others}"
                   "Then press \"Run live\" on any chapter. Ctrl-C stops both servers.", flush=True)
             stopping.wait()
             print("\nStopping the book server, the Jupyter server and its kernels...", flush=True)

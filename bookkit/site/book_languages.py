@@ -54,7 +54,7 @@ and `_build/html/zh_CN/`, the Chinese text coming from the gettext catalogs in
   "light/dark", "Back to top", Sphinx's own "Link to this heading", whose zh_CN entry is empty)
   fall back to `ThemeWords`; the search box's placeholder (`search_bar_text`, a theme option
   never translated) and the footer's author are set per edition (`theme_words`), and so is a
-  dropdown's "Click to show" (`toggle_words`) and its button's name (`toggle_label`); where
+  dropdown's "Click to show" (`toggle_words`), which names its button (`toggle_named_by_its_hint`); where
   sphinx-book-theme's own zh_CN catalog says it otherwise (列印, 笔记本), the words' part "theme"
   ("booktheme") goes before it (`book_theme_words`);
 - lets Chinese search find the glossary's words: Sphinx's Chinese index (sphinx/search/zh.py)
@@ -137,10 +137,14 @@ class ThemeWords(gettext.NullTranslations):
 
 
 def theme_words(app: Sphinx, config: Config) -> None:
-    """The search box's placeholder and the footer's author in the edition's language."""
+    """The search box's placeholder and the footer's author line in the edition's language."""
     said = words(config.language, "theme")
     config.html_theme_options = {**config.html_theme_options, "search_bar_text": said["search_bar_text"]}
     config.author = said["author"]
+    # _templates/author.html writes it: sphinx-book-theme 1.x's joined its "By" (作者：) and the author
+    # with a space, which Chinese does not write
+    line = say(said["author_line"], author=said["author"])
+    config.html_context = {**config.html_context, "author_line": line}
 
 
 def toggle_words(app: Sphinx, config: Config) -> None:
@@ -152,14 +156,19 @@ def toggle_words(app: Sphinx, config: Config) -> None:
     config.togglebutton_hint, config.togglebutton_hint_hide = said["toggle_show"], said["toggle_hide"]
 
 
-def toggle_label(app: Sphinx, config: Config) -> None:
-    """A dropdown's button named in the edition's language: sphinx-togglebutton 0.4.5's togglebutton.js
-    writes `aria-label="Toggle hidden content"` into every button it makes, with no setting to change it.
-    This script runs after it (its handler is added later, on the same DOMContentLoaded)."""
-    label = json.dumps(words(config.language, "theme")["toggle_label"], ensure_ascii=False)
+def toggle_named_by_its_hint(app: Sphinx, config: Config) -> None:
+    """A dropdown's button named by the hint it shows (Click to show, 点击显示; Click to hide once open),
+    as accessible_theme.py names the theme's other widgets: sphinx-togglebutton 0.4.5's togglebutton.js
+    writes `aria-label="Toggle hidden content"` in English into every button it makes, with no setting
+    to change it, which does not match the hint (WCAG 2.5.3). Below 768 px the theme shows only the
+    chevron, so the button keeps a label: its hint, followed as togglebutton.js changes it. This script
+    runs after togglebutton.js (its handler is added later, on the same DOMContentLoaded)."""
     app.add_js_file(None, body='document.addEventListener("DOMContentLoaded", () => '
-                               'document.querySelectorAll(".toggle-button").forEach('
-                               f'(button) => button.setAttribute("aria-label", {label})));')
+                               'document.querySelectorAll(".toggle-button").forEach((button) => {'
+                               ' const name = () =>'
+                               ' button.setAttribute("aria-label", button.dataset.toggleHint);'
+                               ' name(); new MutationObserver(name).observe(button,'
+                               ' { attributes: true, attributeFilter: ["data-toggle-hint"] }); }));')
 
 
 EXERCISE_TITLE = re.compile(r'(<p class="admonition-title"><span class="caption-number">)'
@@ -591,7 +600,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.connect("config-inited", add_switcher)
     app.connect("config-inited", theme_words)
     app.connect("config-inited", toggle_words, priority=400)  # before sphinx-togglebutton's (500)
-    app.connect("config-inited", toggle_label, priority=600)  # its script after togglebutton.js
+    app.connect("config-inited", toggle_named_by_its_hint, priority=600)  # its script after togglebutton.js
     app.connect("config-inited", search_dictionary)
     app.connect("builder-inited", theme_catalog)
     app.connect("builder-inited", book_theme_words)

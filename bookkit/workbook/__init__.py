@@ -27,6 +27,7 @@ from bookkit.workbook.errors import (
     NoExercisesError,
     NotANotebookError,
     UnknownChapterError,
+    UnknownNotebookError,
 )
 from bookkit.workbook.fork import (
     GRADER,
@@ -76,6 +77,7 @@ __all__ = [
     "Report",
     "Result",
     "UnknownChapterError",
+    "UnknownNotebookError",
     "answers_in",
     "book_exercises",
     "chapter_of_copy",

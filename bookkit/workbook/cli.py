@@ -108,11 +108,11 @@ def _list(args: argparse.Namespace) -> int:
 
 def _get(args: argparse.Namespace) -> int:
     result = fork(resolve(args.chapter, args.book), args.output, force=args.force, language=args.language)
+    said = words(args.language, "exercises")
     if result.backup is not None:
-        print(f"kept your previous copy as {result.backup}")
-    verb = "already up to date" if result.unchanged else "written"
-    print(f"{result.path}: {verb}; open it in JupyterLab and replace the stubs.")
-    print(f"To grade it: {check_command(result.path, Path.cwd())}")
+        print(say(said["kept_backup"], path=result.backup))
+    print(say(said["up_to_date" if result.unchanged else "written"], path=result.path))
+    print(say(said["to_grade"], command=check_command(result.path, Path.cwd())))
     return 0
 
 
@@ -134,8 +134,14 @@ def _check(args: argparse.Namespace) -> int:
                 )
             name, nb = str(copy), _read_copy(copy)
     said = words(language_of(nb), "exercises")
-    print(say(said["running"], name=name, seconds=f"{args.timeout:g}"), flush=True)
-    report = check(nb, name, args.book, args.timeout, only=args.exercise)
+    other = Path(args.book).resolve() != Path(ROOT).resolve()  # --book: checks the reader chose, say so
+    print(say(said["running_other_book" if other else "running"], name=name, seconds=f"{args.timeout:g}",
+              book=Path(args.book).resolve()), flush=True)
+    try:
+        report = check(nb, name, args.book, args.timeout, only=args.exercise)
+    except ExerciseError as error:  # after a header in the copy's language, the error in it too
+        print(f"{said['error']}: {error}", file=sys.stderr)
+        return 2
     print("\n".join(report.lines()))
     return 0 if report.passed else 1
 

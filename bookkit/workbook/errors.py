@@ -32,5 +32,9 @@ class NoCopyError(ExerciseError, FileNotFoundError):
     """`check` of a chapter whose exercises the reader has not forked yet."""
 
 
+class UnknownNotebookError(ExerciseError, LookupError):
+    """A check cell run in a kernel that does not say which notebook it runs in, with none named."""
+
+
 class ExerciseFormatError(ExerciseError, ValueError):
     """A chapter breaks the exercise convention (a tagged cell with no exercise label above it, ...)."""

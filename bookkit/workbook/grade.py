@@ -31,13 +31,16 @@ from typing import Any
 
 import nbformat
 
+import bookkit
+import mlx_autodiff
+
 from bookkit.words import say, words
 from bookkit.words.explained import explained
 from bookkit.workbook.answers import answers_in, is_blank, stubs_of
 from bookkit.workbook.chapters import ROOT, Chapter, chapter_of_copy, read_notebook
 from bookkit.workbook.checks import case, message
 from bookkit.workbook.convention import FORK_KEY, Exercise, exercises, tags
-from bookkit.workbook.errors import NoExercisesError
+from bookkit.workbook.errors import NoExercisesError, UnknownNotebookError
 from bookkit.workbook.fork import GRADER, names_to_define
 from bookkit.workbook.numbering import numbered
 
@@ -67,7 +70,7 @@ class Job:
     def line(self, channel: int, nonce: str) -> str:
         return json.dumps({"setup": self.setup, "checks": self.checks, "defines": self.defines,
                            "label": self.exercise.label, "workdir": str(self.chapter.path.parent),
-                           "channel": channel, "nonce": nonce}) + "\n"
+                           "homes": HOMES, "channel": channel, "nonce": nonce}) + "\n"
 
 
 def job_for(chapter: Chapter, exercise: Exercise) -> Job:
@@ -89,7 +92,7 @@ class Result:
 
     `code` says the same for a program, in any language: "pass", "not_done", "gone",
     "must_define:<name>", "raised:<Error>", "raised_in_check:<Error>", "failed:<message name>",
-    "check_error:<Error>", "refused", "timed_out", "ended", "setup_failed".
+    "check_error:<Error>", "refused", "timed_out", "ended", "setup_failed", "foreign_engine".
     """
 
     exercise: Exercise
@@ -143,9 +146,10 @@ def check(nb: nbformat.NotebookNode, name: str, book: Path = ROOT, timeout: floa
               for entry in nb.metadata.get(FORK_KEY, {}).get("exercises", [])}
     found = [ex for ex in numbered(chapter) if ex.graded and only in (None, ex.label)]
     if not found:
+        said = words(language, "exercises")
         raise NoExercisesError(
-            f"{name} has no graded exercises: get a chapter that has some (`{GRADER} list`) and check "
-            "that copy." if only is None else f"chapter {chapter.name} has no graded exercise {only}.")
+            say(said["no_exercises"], name=name, grader=GRADER) if only is None
+            else say(said["no_such_exercise"], chapter=chapter.name, label=only, grader=GRADER))
     given = answers_in(nb, chapter)
     results = []
     for exercise in found:
@@ -160,18 +164,41 @@ def _titled(exercise: Exercise, title: str | None) -> Exercise:
     return replace(exercise, title=title) if title else exercise
 
 
-def check_saved(label: str, saved_as: str, timeout: float = DEFAULT_TIMEOUT, book: Path = ROOT) -> None:
-    """A copy's check cell: grade the answer to `label` saved in this notebook, and print the verdict.
+KERNEL_NOTEBOOK = ("__session__", "__vsc_ipynb_file__")
+"""Names a kernel's front end sets to the notebook's path: JupyterLab's (through ipykernel), VS Code's."""
 
-    The notebook is the kernel's own (`__session__`, which JupyterLab sets) or else `saved_as` in
-    the kernel's folder; what is graded is the file as last saved, never this kernel's state."""
+
+def kernel_notebook() -> Path | None:
+    """The notebook this kernel runs in, if its front end says (None outside a kernel, or if it does not)."""
     from IPython import get_ipython
 
     shell = get_ipython()
-    session = shell.user_ns.get("__session__", "") if shell is not None else ""
-    path = Path(session) if str(session).endswith(".ipynb") and Path(session).is_file() else Path(saved_as)
+    for name in KERNEL_NOTEBOOK:
+        value = str(shell.user_ns.get(name, "")) if shell is not None else ""
+        if value.endswith(".ipynb") and Path(value).is_file():
+            return Path(value)
+    return None
+
+
+def check_saved(label: str, saved_as: str, timeout: float = DEFAULT_TIMEOUT, book: Path = ROOT,
+                notebook: str | None = None) -> None:
+    """A copy's check cell: grade the answer to `label` saved in this notebook, print which file was
+    graded and the verdict.
+
+    The notebook is the one the kernel says it runs in (KERNEL_NOTEBOOK), or else the one the reader
+    names (`notebook`); `saved_as`, the name the copy was written with, is only what the refusal shows,
+    never graded on a guess: a copy saved under another name beside a solved one would grade that one.
+    What is graded is the file as last saved, never this kernel's state."""
+    path = kernel_notebook() or (Path(notebook) if notebook else None)
+    if path is None:
+        guess = Path(saved_as).resolve()
+        language = language_of(read_notebook(guess)) if guess.is_file() else "en"
+        raise UnknownNotebookError(say(
+            words(language, "exercises")["which_notebook"], path=guess, label=json.dumps(label),
+            saved_as=json.dumps(saved_as, ensure_ascii=False), grader=GRADER))
     nb = read_notebook(path)
     report = check(nb, path.name, book, timeout, only=label)
+    print(say(words(report.language, "exercises")["graded_file"], path=path.resolve()))
     print("\n".join(report.lines()[:-1]))
 
 
@@ -209,14 +236,26 @@ def judge_answers(
     return [verdict or {"status": "ended"} for verdict in verdicts]
 
 
+HOMES = {package.__name__: str(Path(str(package.__file__)).resolve().parent) for package in (mlx_autodiff, bookkit)}
+"""The package folders of the engine and of the book's machinery, where this process loaded them from:
+the grading process loads both from there."""
+START = ("import runpy, sys; sys.path[:0] = sys.argv[1:]; del sys.argv[1:]; "
+         "runpy.run_module('bookkit.grader.judge', run_name='__main__', alter_sys=True)")
+"""How a grading process starts: Python isolated (-I: no PYTHON* variables, no script or current folder,
+no user site-packages on sys.path), the folders holding HOMES first on sys.path, so that nothing in the
+folder where grading started (a file named bookkit/grader/judge.py, say) is imported instead."""
+
+
 def _one_process(job: Job, answers: list[str], timeout: float, setup_timeout: float) -> list[dict[str, Any]]:
-    """Verdicts for the first answers, in one grading process (at least one verdict)."""
+    """Verdicts for the first answers, in one grading process (at least one verdict), started isolated
+    in an empty folder of its own."""
     read, write = os.pipe()
     nonce = secrets.token_hex(16)
-    with tempfile.TemporaryFile() as output:
+    with tempfile.TemporaryFile() as output, tempfile.TemporaryDirectory() as empty:
+        paths = dict.fromkeys(str(Path(home).parent) for home in HOMES.values())
         process = subprocess.Popen(
-            [sys.executable, "-m", "bookkit.grader.judge"], stdin=subprocess.PIPE, stdout=output,
-            stderr=subprocess.STDOUT, pass_fds=[write], env=_environment(), start_new_session=True)
+            [sys.executable, "-I", "-c", START, *paths], stdin=subprocess.PIPE, stdout=output,
+            stderr=subprocess.STDOUT, pass_fds=[write], env=_environment(), start_new_session=True, cwd=empty)
         os.close(write)
         channel = _Channel(read, nonce)
         verdicts: list[dict[str, Any]] = []
@@ -227,7 +266,7 @@ def _one_process(job: Job, answers: list[str], timeout: float, setup_timeout: fl
             for answer in answers:
                 ready = channel.next(setup_timeout)
                 if ready is None or ready.get("event") != "ready":
-                    if ready is not None and ready.get("status") == "setup_failed":
+                    if ready is not None and ready.get("status") in ("setup_failed", "foreign_engine"):
                         ready.pop("event", None)
                         return [ready] * len(answers)  # the same set-up fails for every answer
                     return [*verdicts, _stopped(process, ready)]
@@ -309,9 +348,8 @@ def _end(process: subprocess.Popen[bytes]) -> None:
 
 
 def _environment() -> dict[str, str]:
-    """This environment, the book's engine importable from any folder, pictures drawn off screen."""
-    paths = [str(ROOT), *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
-    return {**os.environ, "PYTHONPATH": os.pathsep.join(paths), "MPLBACKEND": "Agg"}
+    """This environment (Python's own variables aside: the process is isolated), pictures drawn off screen."""
+    return {**os.environ, "MPLBACKEND": "Agg"}
 
 
 # ----- a verdict in words ----------------------------------------------------------------------
@@ -349,6 +387,9 @@ def result_of(exercise: Exercise, verdict: dict[str, Any], language: str,
         return Result(exercise, False, say(said["ended"], status=code if code is not None else "?"), status)
     if status == "setup_failed":
         return Result(exercise, False, say(said["setup_failed"], cell=verdict["cell"], error=shown), status)
+    if status == "foreign_engine":
+        return Result(exercise, False, say(said["foreign_engine"], found=", ".join(verdict["found"]),
+                                           engine=verdict["engine"]), status)
     return Result(exercise, False, said[status], status)  # not_done, gone
 
 

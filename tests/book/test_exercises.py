@@ -436,17 +436,53 @@ def test_answers_are_read_by_label_with_the_cells_a_reader_added_under_them(book
 
 
 def test_a_copys_check_cell_grades_the_saved_answer(book: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """What a copy's check cell runs, outside a kernel: the file as saved (its stub, not done yet)."""
+    """What a copy's check cell runs, its notebook named: the file as saved (its stub, not done yet),
+    and which file it graded."""
     from bookkit.exercises import check_saved
 
     path = fork(resolve("90", book)).path
     cell = next(c for c in nbformat.read(path, as_version=4).cells
                 if c.metadata.get("exercise") == REQUIREMENTS and "check" in c.metadata.get("tags", []))
     assert f'check_saved("{REQUIREMENTS}", "90-fixture.ipynb")' in cell.source
-    check_saved(REQUIREMENTS, str(path), book=book)
+    check_saved(REQUIREMENTS, "90-fixture.ipynb", book=book, notebook=str(path))
     out = capsys.readouterr().out
-    assert out.startswith("FAIL  Exercise 1  ex-90-requirements") and "not done yet" in out, out
-    assert "ex-90-fork-fix" not in out, "only the cell's own exercise"
+    first, second = out.splitlines()[:2]
+    assert first == f"graded {path.resolve()} (as last saved)", out
+    assert second.startswith("FAIL  Exercise 1  ex-90-requirements"), out
+    assert "not done yet" in out and "ex-90-fork-fix" not in out, "only the cell's own exercise"
+
+
+@pytest.mark.parametrize("front_end", ["__session__", "__vsc_ipynb_file__", None])
+def test_a_check_cell_grades_the_kernels_own_notebook_or_refuses_never_a_namesake(
+    book: Path, tmp_path: Path, monkeypatch, capsys: pytest.CaptureFixture[str], front_end: str | None
+) -> None:
+    """Issue 39's second learner: a copy saved as mine.ipynb beside a solved 90-fixture.ipynb, its check
+    cell run in a kernel that does not say its notebook (nbclient), graded the solved one and said PASS.
+    A kernel that says (JupyterLab, VS Code) gets its own file graded; one that does not gets a refusal
+    that names the file it would have graded and how to name this one."""
+    import IPython
+
+    from bookkit.exercises import check_saved
+    from bookkit.workbook import UnknownNotebookError
+
+    monkeypatch.chdir(tmp_path)
+    chapter = resolve("90", book)
+    solved = fork(chapter, tmp_path / "90-fixture.ipynb").path
+    source = chapter.read()
+    edited_copy(solved, {ex.label: "\n".join(source.cells[i].source for i in ex.solution_cells)
+                         for ex in exercises(source, chapter.name)})
+    mine = fork(chapter, tmp_path / "mine.ipynb").path  # the stub, not done
+    namespace = {front_end: str(mine)} if front_end else {}
+    monkeypatch.setattr(IPython, "get_ipython", lambda: type("Shell", (), {"user_ns": namespace})())
+    if front_end is None:
+        with pytest.raises(UnknownNotebookError) as refused:
+            check_saved(REQUIREMENTS, "90-fixture.ipynb", book=book)
+        assert str(solved.resolve()) in str(refused.value) and "notebook=" in str(refused.value)
+        assert capsys.readouterr().out == "", "nothing graded"
+        return
+    check_saved(REQUIREMENTS, "90-fixture.ipynb", book=book)
+    out = capsys.readouterr().out
+    assert out.startswith(f"graded {mine.resolve()} (as last saved)\nFAIL") and "not done yet" in out, out
 
 
 def test_blank_is_comments_and_space_only() -> None:
@@ -559,7 +595,19 @@ def test_an_answer_typed_under_the_untouched_stub_is_graded(book: Path) -> None:
 @pytest.mark.slow
 def test_check_cli_exit_status_is_0_only_if_all_pass(book: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["check", "90", "--solutions", "--book", str(book)]) == 0
-    assert "2 of 2 exercises pass" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "2 of 2 exercises pass" in out
+    # issue 39's second learner: `--book <an edited copy>` whose check returns at once said
+    # "the book's checks"
+    assert f"with the checks from {book.resolve()}, not the book's" in out.splitlines()[0], out
+
+
+def test_a_chinese_copy_checked_with_another_book_says_so_in_chinese(
+    book: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = fork(resolve("90", book), language="zh_CN").path
+    main(["check", str(path), "--book", str(book), "--exercise", REQUIREMENTS])
+    assert f"用 {book.resolve()} 里的检查（不是这本书自己的）" in capsys.readouterr().out.splitlines()[0]
 
 
 # --- every exercise of the real book -------------------------------------------------------------
@@ -1014,3 +1062,96 @@ def test_pip_install_of_the_repository_gives_a_checker_that_grades_a_notebook_an
                           text=True, env=env, cwd=folder, timeout=600)
     assert done.returncode == 1, done.stdout + done.stderr
     assert "not a new model" in done.stdout and "0 of 2 exercises pass" in done.stdout, done.stdout
+
+
+FAKE_JUDGE = '''
+import json, os, sys
+job = json.loads(sys.stdin.readline())
+def say(message):
+    os.write(job["channel"], (json.dumps({**message, "nonce": job["nonce"]}) + "\\n").encode())
+say({"event": "ready"})
+while sys.stdin.readline():
+    say({"event": "verdict", "status": "pass"})
+    say({"event": "ready"})
+'''
+
+
+def test_the_grading_process_imports_nothing_from_the_folder_grading_started_in(
+    book: Path, tmp_path: Path, monkeypatch
+) -> None:
+    """Issue 39's second learner: an answer wrote the grader's judge.py into the folder `check` ran in,
+    and the next wrong answer graded there passed. The grading process starts isolated (python -I) in an
+    empty folder of its own, with the engine's and the book's own folders first on its path."""
+    fake = tmp_path / "learner"
+    for package in ("bookkit", "mlx_autodiff"):
+        (fake / package / "grader").mkdir(parents=True)
+        (fake / package / "__init__.py").write_text("")
+        (fake / package / "grader" / "__init__.py").write_text("")
+        (fake / package / "grader" / "judge.py").write_text(FAKE_JUDGE)
+    monkeypatch.chdir(fake)
+    monkeypatch.setenv("PYTHONPATH", str(fake))
+    chapter = resolve("90", book)
+    exercise = next(ex for ex in numbered(chapter) if ex.label == FORK_FIX)
+    assert judge_answers(chapter, exercise, ["model = 42"], timeout=600)[0]["status"] != "pass"
+
+
+def test_an_engine_module_loaded_from_elsewhere_is_named() -> None:
+    """The grading process refuses to grade when any engine or grader module came from anywhere but the
+    engine's folder (its verdict `foreign_engine`, said in the reader's language)."""
+    from bookkit.grader.judge import _loaded_elsewhere
+    from bookkit.workbook.grade import HOMES
+
+    assert not any(name.startswith(("mlx_autodiff.", "bookkit.")) for name in _loaded_elsewhere(HOMES))
+    found = _loaded_elsewhere({**HOMES, "bookkit": "/nowhere"})
+    assert any(name.startswith("bookkit.grader.judge from ") for name in found), found
+    assert not any(name.startswith("mlx_autodiff.") for name in found), found
+    found = _loaded_elsewhere({**HOMES, "mlx_autodiff": "/nowhere"})
+    assert any(name.startswith("mlx_autodiff.tensor from ") for name in found), found
+    exercise = next(ex for ex in book_exercises(ROOT))
+    for language in ("en", "zh_CN"):
+        result = result_of(exercise, {"status": "foreign_engine", "found": found[:1], "engine": HOMES["mlx_autodiff"]},
+                           language)
+        assert not result.passed and result.code == "foreign_engine" and found[0] in result.reason
+
+
+def test_plain_data_is_told_by_exact_type_never_by_what_the_value_says() -> None:
+    """Issue 39's second learner (B4): a str or int whose __eq__ says yes to anything, a tuple whose
+    __contains__ hides an item. `expect.plain` reads types only, calling nothing the value defines."""
+    from bookkit.grader.checking import CheckFailed
+
+    class Yes(str):
+        def __eq__(self, other: object) -> bool:
+            return True
+
+        __hash__ = str.__hash__
+
+    class Hides(tuple):
+        def __contains__(self, item: object) -> bool:
+            return False
+
+    expect = Expect()
+    for fine in ("trains", 3, 0.5, True, None, ["weight", ("bias", 1)], ()):
+        expect.plain(fine, "fine")
+    for lookalike in (Yes("trains"), [Yes("weight")], Hides(("fork",)), (1, [Yes("x")]), {"a": 1}):
+        with pytest.raises(CheckFailed) as failed:
+            expect.plain(lookalike, "answer")
+        assert failed.value.key == "_common.not_plain"
+
+
+def test_a_chinese_get_and_check_speak_chinese(book: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """Issue 39's second learner (C1): `get --language zh_CN` printed "written; open it in JupyterLab", and
+    `check` of a Chinese copy printed its errors in English after a Chinese header."""
+    assert main(["get", "90", "--language", "zh_CN", "--book", str(book)]) == 0
+    out = capsys.readouterr().out
+    assert "已写好" in out and "评分用这条命令：" in out, out
+    assert "written" not in out and "To grade" not in out, out
+    copy = book / "exercises" / "90-fixture.ipynb"
+    assert main(["check", str(copy), "--exercise", "ex-99-nope", "--book", str(book)]) == 2
+    said = capsys.readouterr()
+    assert said.err.startswith("错误: 章节 90-fixture 里没有要评分的练习 ex-99-nope"), said.err
+
+
+def test_no_chinese_message_glues_an_exercise_name_to_a_han_character() -> None:
+    """C3: "练习 1.1的检查": a name that ends in a number takes a space before the next Han character."""
+    text = (ROOT / "mlx_autodiff" / "words" / "zh_CN.json").read_text(encoding="utf8")
+    assert not re.findall(r"\{name\}[\u4e00-\u9fff]", text)

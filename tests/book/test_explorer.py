@@ -189,3 +189,30 @@ def test_a_combinations_picture_is_titled_in_each_editions_words() -> None:
         else:
             english = re.search(r"\b(read|lazy|unmoved)\b", chinese)
             assert scenario.name not in chinese and not english, chinese
+
+
+def test_two_builds_writing_the_cache_at_once_keep_it_whole(tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """A build that finds another's fresh folder leaves it, and one that finishes second keeps the first's
+    folder: a half-written cache (27 of 48 files, seen when a test ran beside a build) is never read."""
+    monkeypatch.syspath_prepend(str(ROOT / "tools"))  # as Jupyter Book loads a local extension
+    explorer_page = __import__("explorer_page")
+    cache = tmp_path / "_build" / ".explorer"
+    monkeypatch.setattr(explorer_page, "engine_key", lambda root: "key")
+    monkeypatch.setattr(explorer_page, "explore", lambda: "answers")
+    others = cache / f"{explorer_page.FRESH}other"  # another build, still writing
+    old = cache / "older-engine"
+
+    def write(answers: str, folder: Path) -> None:
+        (folder / "one").write_text(answers)
+        first = cache / "key"  # the other build finished the same folder meanwhile
+        first.mkdir()
+        (first / "one").write_text("first")
+
+    monkeypatch.setattr(explorer_page, "write", write)
+    others.mkdir(parents=True)
+    old.mkdir()
+    folder = explorer_page.cached_folder(tmp_path)
+    assert (folder / "one").read_text() == "first", "the folder renamed there first is kept whole"
+    assert sorted(path.name for path in cache.iterdir()) == sorted(["key", others.name])
+    sys.modules.pop("explorer_page")

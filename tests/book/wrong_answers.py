@@ -336,6 +336,26 @@ WRONG: dict[str, list[Answer]] = {
             "all or nothing, by the count of two (a reviewer's try)",
             "failed:unchanged",
         ),
+        Answer(
+            "def no_effect(model, x, y):\n"
+            "    loss = MseLoss().forward(model.forward(x), y, Reduction.MEAN)\n"
+            "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
+            "    stepped = AdamConfig().init().step(1e-1, model, grads)\n"
+            "    return stepped, [n for n, p in model.named_params() if not p.is_require_grad()]\n",
+            "predicts by the parameters' kind instead of comparing values: a Grad leaf whose gradient is "
+            "zero is left unchanged too (issue 39's second learner)",
+            "failed:unchanged",
+        ),
+        Answer(
+            "def no_effect(model, x, y):\n"
+            "    loss = MseLoss().forward(model.forward(x), y, Reduction.MEAN)\n"
+            "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
+            "    stepped = AdamConfig().init().step(1e-1, model, grads)\n"
+            "    return stepped, [n for n, p in model.named_params() if grads.get(p.id) is None]\n",
+            "a missing gradient taken for an unchanged value: a zero gradient leaves the value too "
+            "(issue 39's second learner)",
+            "failed:unchanged",
+        ),
     ],
     "ex-04-lost-gradient": [
         Answer(
@@ -674,7 +694,7 @@ WRONG: dict[str, list[Answer]] = {
             "    return losses\n",
             "no guard at all: a to_device model runs step 0 with no gradients and crashes at step "
             "1",
-            "failed:tape",
+            "failed:(tape|not_stopped)",  # the case stopped inside the loop may come first
         ),
         Answer(
             "from mlx_autodiff.guard import TrainingGuard\n"
@@ -721,7 +741,7 @@ WRONG: dict[str, list[Answer]] = {
             "    return losses\n",
             "checks the flags once with the guard module, but does not collect the gradients "
             "through TrainingGuard",
-            "failed:through_guard",
+            "failed:(not_stopped|through_guard)",  # the case stopped inside the loop comes first
         ),
         Answer(
             "from mlx_autodiff.guard import MissingGradientsError\n"
@@ -765,7 +785,24 @@ WRONG: dict[str, list[Answer]] = {
             "        model = optim.step(1e-1, model, grads)\n"
             "    return losses\n",
             "makes a guard but collects the gradients without it (a reviewer's try)",
-            "failed:tape",
+            "failed:(tape|not_stopped)",  # the case stopped inside the loop may come first
+        ),
+        Answer(
+            "from mlx_autodiff.guard import TrainingGuard\n"
+            "def guarded_train(model, steps):\n"
+            "    guard, optim, losses = TrainingGuard(model), AdamConfig().init(), []\n"
+            "    for step in range(steps):\n"
+            "        loss = MseLoss().forward(model.forward(x), y, Reduction.MEAN)\n"
+            "        losses.append(loss.into_scalar())\n"
+            "        try:\n"
+            "            grads = guard.backward(step, loss, model)\n"
+            "        except Exception:\n"
+            "            return losses\n"
+            "        model = optim.step(1e-1, model, grads)\n"
+            "    return losses\n",
+            "swallows the guard's error inside the loop and returns the losses: only a model the guard "
+            "stops at a step, not when it is built, shows it (issue 39's second learner)",
+            "failed:not_stopped",
         ),
     ],
     "ex-08-eighth-method": [
@@ -1023,6 +1060,30 @@ WRONG: dict[str, list[Answer]] = {
             "the layers on the other devices (a reviewer's try)",
             "failed:layers",
         ),
+        Answer(
+            "class Halves(Module):\n"
+            "    def __init__(self):\n"
+            "        self.near = LinearConfig(4, 2).init(flex.autodiff())\n"
+            "        self.far = LinearConfig(2, 1).init(metal)\n"
+            "    def forward(self, x):\n"
+            "        return self.far.forward(self.near.to_device(metal).forward(x.to_device(metal)))\n"
+            "halves = Halves()\n",
+            "moves the near layer and x to metal and computes both halves there (issue 39's second learner)",
+            "failed:computed",
+        ),
+        Answer(
+            "class Halves(Module):\n"
+            "    def __init__(self):\n"
+            "        self.near = LinearConfig(4, 2).init(flex.autodiff())\n"
+            "        self.far = LinearConfig(2, 1).init(metal)\n"
+            "    def forward(self, x):\n"
+            "        far = self.far.to_device(flex.autodiff())\n"
+            "        return far.forward(self.near.forward(x)).to_device(metal)\n"
+            "halves = Halves()\n",
+            "moves the far layer to flex and computes both halves there, moving only the prediction "
+            "(issue 39's second learner)",
+            "failed:computed",
+        ),
     ],
     "ex-12-step0-guard": [
         Answer(
@@ -1085,6 +1146,46 @@ WRONG: dict[str, list[Answer]] = {
         Answer(
             "def guarded_backward(loss, model):\n"
             "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
+            "    if len(grads) != model.num_param_tensors():\n"
+            "        raise RuntimeError('gradients missing at step 0; steps 1, 2, 3, 4 would not train: '\n"
+            "                           'use fork')\n"
+            "    return grads\n",
+            "no counts, only step numbers that hold every small count (issue 39's second learner)",
+            "failed:counts",
+        ),
+        Answer(
+            "def guarded_backward(loss, model):\n"
+            "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
+            "    if len(grads) != model.num_param_tensors():\n"
+            "        raise RuntimeError('第 0 步缺梯度；第 1、2、3、4 步都不会训练：用 fork')\n"
+            "    return grads\n",
+            "the same in Chinese: step numbers, no counts (issue 39's second learner)",
+            "failed:counts",
+        ),
+        Answer(
+            "def guarded_backward(loss, model):\n"
+            "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
+            "    if len(grads) != model.num_param_tensors():\n"
+            "        raise RuntimeError(f'expected {len(grads)} gradients but got '\n"
+            "                           f'{model.num_param_tensors()}')\n"
+            "    return grads\n",
+            "the two counts swapped: it says it expected the number it got (issue 39's second learner)",
+            "failed:counts",
+        ),
+        Answer(
+            "def guarded_backward(loss, model):\n"
+            "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
+            "    if len(grads) != model.num_param_tensors():\n"
+            "        raise RuntimeError(f'only {len(grads)} gradients came back: the to_device bug of Burn "
+            "0.22.1 (see chapter 2; appendix 4)')\n"
+            "    return grads\n",
+            "never says how many it expected: the other numbers are a version, a chapter and an appendix "
+            "(issue 39's second learner)",
+            "failed:counts",
+        ),
+        Answer(
+            "def guarded_backward(loss, model):\n"
+            "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
             "    expected = 2\n"
             "    if len(grads) != expected:\n"
             "        raise RuntimeError(f'{len(grads)} gradients, expected {expected}')\n"
@@ -1119,6 +1220,19 @@ WRONG: dict[str, list[Answer]] = {
             "        raise RuntimeError(f'only {len(grads)} gradients')\n"
             "    return grads\n",
             "says the count it got, not the one it expected (a reviewer's try)",
+            "failed:counts",
+        ),
+        Answer(
+            "class Wrong(Exception):\n"
+            "    def __str__(self):\n"
+            "        return 'something is off: ' + ' '.join(str(i) for i in range(10))\n"
+            "def guarded_backward(loss, model):\n"
+            "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
+            "    if len(grads) != model.num_param_tensors():\n"
+            "        raise Wrong()\n"
+            "    return grads\n",
+            "an exception whose __str__ lists every small number: its message is read as BaseException's "
+            "(issue 39's second learner, B4)",
             "failed:counts",
         ),
     ],
@@ -1173,6 +1287,38 @@ WRONG: dict[str, list[Answer]] = {
             "no to_device case (a reviewer's try)",
             "failed:outcome",
         ),
+        Answer(
+            "def predict(model):\n"
+            "    ts = [p.val() for p in model.params()]\n"
+            "    if any(t.node is None for t in ts):\n"
+            "        return 'crash-at-step-0'\n"
+            "    return 'trains' if all(t.is_require_grad() for t in ts) else 'silent-then-crash'\n",
+            "an untracked leaf (an autodiff tensor that asks for no gradient, after no_grad) has a node: "
+            "it is taken for a to_device output (issue 39's second learner)",
+            "failed:outcome",
+        ),
+        Answer(
+            "def predict(model):\n"
+            "    ts = [p.val() for p in model.params()]\n"
+            "    if any(t.node is not None and t.node.op == 'to_device' for t in ts):\n"
+            "        return 'silent-then-crash'\n"
+            "    if any(t.node is None for t in ts):\n"
+            "        return 'crash-at-step-0'\n"
+            "    return 'trains'\n",
+            "every tensor with a node that is not a to_device output taken for a Grad leaf: an untracked "
+            "leaf trains nothing (issue 39's second learner)",
+            "failed:outcome",
+        ),
+        Answer(
+            "def predict(model):\n"
+            "    ts = [p.val() for p in model.params()]\n"
+            "    if not all(t.device.is_autodiff for t in ts):\n"
+            "        return 'crash-at-step-0'\n"
+            "    return 'trains' if all(t.is_require_grad() for t in ts) else 'silent-then-crash'\n",
+            "judges by the device: an untracked leaf lives on an autodiff device and still crashes at "
+            "step 0 (issue 39's second learner)",
+            "failed:outcome",
+        ),
     ],
 }
 
@@ -1187,6 +1333,34 @@ TAMPERING: dict[str, list[Answer]] = {
             "refused",
             found="Tensor.is_require_grad",
             on_the_page=True,
+        ),
+        Answer(
+            "from mlx_autodiff.module import Param\n"
+            "def _orig(f):\n"
+            "    return [c.cell_contents for c in f.__closure__ if callable(c.cell_contents)"
+            " and getattr(c.cell_contents, '__name__', '') == f.__name__ and c.cell_contents is not f][0]\n"
+            "_fork = _orig(Param.fork)\n"
+            "w = moved.weight.val()\n"
+            "p = Param.uninitialized('w', metal, tuple(w.shape), lambda d, r: w.detach().require_grad())\n"
+            "repaired = _fork(p, metal).val()\n",
+            "the library's fork, pulled out of its probe's closure (issue 39's second learner, B3)",
+            "raised:TypeError",
+        ),
+        Answer(
+            "import logging\n"
+            "f = logging.currentframe()\n"
+            "while f is not None and 'calls' not in f.f_locals:\n"
+            "    f = f.f_back\n"
+            "counter = f.f_locals['calls'] if f is not None else None\n"
+            "from mlx_autodiff.module import Param\n"
+            "w = moved.weight.val()\n"
+            "p = Param.uninitialized('w', metal, tuple(w.shape), lambda d, r: w.detach().require_grad())\n"
+            "repaired = p.fork(metal).val()\n"
+            "if counter is not None:\n"
+            "    counter.clear()\n",
+            "forks, then empties the call counter found by walking frames (issue 39's second learner, B2)",
+            "refused",
+            found="sys._getframe",
         ),
     ],
     "ex-10-plain-fork": [
@@ -1240,6 +1414,31 @@ TAMPERING: dict[str, list[Answer]] = {
             "meets the engine as it is, and the answer fails on its own",
             "failed:.*",
         ),
+        Answer(
+            "from mlx_autodiff.module import Param\n"
+            "def _orig(f):\n"
+            "    return [c.cell_contents for c in f.__closure__ if callable(c.cell_contents)"
+            " and getattr(c.cell_contents, '__name__', '') == f.__name__ and c.cell_contents is not f][0]\n"
+            "_fork = _orig(Param.fork)\n"
+            "def fork_tensor(tensor, device):\n"
+            "    p = Param.uninitialized('t', tensor.device, tuple(tensor.shape), lambda d, r: tensor)\n"
+            "    p.val()\n"
+            "    return _fork(p, device).val()\n",
+            "the library's fork, pulled out of its probe's closure (issue 39's second learner, B3): a probe "
+            "has no closure now",
+            "raised:TypeError",
+        ),
+        Answer(
+            "from mlx_autodiff.module import Param\n"
+            "_fork = next(v for v in Param.fork.__kwdefaults__.values() if callable(v))\n"
+            "def fork_tensor(tensor, device):\n"
+            "    p = Param.uninitialized('t', tensor.device, tuple(tensor.shape), lambda d, r: tensor)\n"
+            "    p.val()\n"
+            "    return _fork(p, device).val()\n",
+            "the library's fork, pulled out of its probe's defaults: reading them is an audited attribute",
+            "refused",
+            found="object.__getattr__(__kwdefaults__)",
+        ),
     ],
     "ex-13-predict": [
         Answer(
@@ -1254,6 +1453,34 @@ TAMPERING: dict[str, list[Answer]] = {
             "refused",
             found="SCENARIOS",
         ),
+        Answer(
+            "class Any(str):\n"
+            "    def __eq__(self, other):\n"
+            "        return True\n"
+            "    __hash__ = str.__hash__\n"
+            "def predict(model):\n"
+            "    return Any('trains')\n",
+            "a str whose __eq__ says yes to every outcome (issue 39's second learner, B4, on the page too)",
+            "failed:_common\\.not_plain",
+            on_the_page=True,
+        ),
+        Answer(
+            "import mlx.core as mx\n"
+            "from mlx_autodiff import tape, Tensor, Distribution\n"
+            "from mlx_autodiff.tensor import Gradients\n"
+            "def predict(model):\n"
+            "    w = model.weight.val()\n"
+            "    xx = Tensor.random([8, 4], Distribution.uniform(-1.0, 1.0), w.device)\n"
+            "    try:\n"
+            "        loss = ((xx @ w) * (xx @ w)).sum()\n"
+            "        g = tape.backward(loss.node, mx.ones(loss.array.shape), Gradients)\n"
+            "    except Exception:\n"
+            "        return 'crash-at-step-0'\n"
+            "    return 'trains' if g.get(w) is not None else 'silent-then-crash'\n",
+            "really trains, through the @ operator and the tape's own backward (issue 39's second "
+            "learner, B3): both are counted",
+            "failed:no_training",
+        ),
     ],
     "ex-01-is-lazy": [
         Answer(
@@ -1266,6 +1493,40 @@ TAMPERING: dict[str, list[Answer]] = {
             "a tracer that could follow the checks",
             "refused",
             found="sys.settrace",
+        ),
+        Answer(
+            "import signal, os\n"
+            "def _h(sig, frame):\n"
+            "    f = frame\n"
+            "    while f is not None:\n"
+            "        if 'say' in f.f_locals and 'nonce' in f.f_locals:\n"
+            "            f.f_locals['say']({'event': 'verdict', 'status': 'pass'})\n"
+            "            return\n"
+            "        f = f.f_back\n"
+            "signal.signal(signal.SIGUSR1, _h)\n"
+            "os.kill(os.getpid(), signal.SIGUSR1)\n"
+            "def untouched(model):\n"
+            "    return []\n",
+            "a signal handler's frame, walked up to the grader's own `say` to forge a pass (issue 39's "
+            "second learner, B2, on the page too): the grading process takes no signal handler",
+            "refused",
+            found="mlx_autodiff.signal",
+            on_the_page=True,
+        ),
+        Answer(
+            "import logging\n"
+            "f = logging.currentframe()\n"
+            "while f is not None:\n"
+            "    if 'say' in f.f_locals and 'nonce' in f.f_locals:\n"
+            "        f.f_locals['say']({'event': 'verdict', 'status': 'pass'})\n"
+            "        break\n"
+            "    f = f.f_back\n"
+            "def untouched(model):\n"
+            "    return []\n",
+            "logging.currentframe(), walked up to the grader's `say` (issue 39's second learner, B2): "
+            "logging's frame is looked through to the answer's call, which is stopped",
+            "refused",
+            found="sys._getframe",
         ),
     ],
     "ex-05-predict-node": [
@@ -1288,6 +1549,36 @@ TAMPERING: dict[str, list[Answer]] = {
             "walks the garbage collector to reach what refers to the model",
             "refused",
             found="gc.get_referrers",
+        ),
+        Answer(
+            "class Any(int):\n"
+            "    def __eq__(self, other):\n"
+            "        return True\n"
+            "    __hash__ = int.__hash__\n"
+            "def predict_failing_node(model):\n"
+            "    return Any(0)\n",
+            "an int whose __eq__ says yes to every number (issue 39's second learner, B4)",
+            "failed:_common\\.not_plain",
+        ),
+        Answer(
+            "import mlx.core as mx\n"
+            "from mlx_autodiff import tape, TapeConsumedError\n"
+            "from mlx_autodiff.tensor import Gradients\n"
+            "def predict_failing_node(model):\n"
+            "    saved = [(p.val().node, p.val().node.step) for p in model.params()]\n"
+            "    found = None\n"
+            "    for _ in range(2):\n"
+            "        loss = model.forward(x).sum()\n"
+            "        try:\n"
+            "            tape.backward(loss.node, mx.ones(loss.array.shape), Gradients)\n"
+            "        except TapeConsumedError as e:\n"
+            "            found = e.node.id\n"
+            "    for node, step in saved:\n"
+            "        node.step = step\n"
+            "    return found\n",
+            "runs two backward passes through the tape's own backward and puts the steps back (issue "
+            "39's second learner, B3)",
+            "failed:no_backward",
         ),
     ],
     "ex-02-one-call": [
@@ -1326,6 +1617,54 @@ TAMPERING: dict[str, list[Answer]] = {
             "start = losses = grad_counts = None\n",
             "prints a verdict of its own",
             "failed:.*",
+        ),
+    ],
+    "ex-09-predict-kind": [
+        Answer(
+            "class Any(str):\n"
+            "    def __eq__(self, other):\n"
+            "        return True\n"
+            "    __hash__ = str.__hash__\n"
+            "def kind_after_to_device(model):\n"
+            "    return Any('node')\n",
+            "a str whose __eq__ says yes to every kind (issue 39's second learner, B4)",
+            "failed:_common\\.not_plain",
+        ),
+    ],
+    "ex-08-eighth-method": [
+        Answer(
+            "from bookkit.runs.scenarios import Scenario\n"
+            "class S(str):\n"
+            "    def __eq__(self, other):\n"
+            "        return True\n"
+            "    __hash__ = str.__hash__\n"
+            "eighth = Scenario('m', 'm', S('flex'), True, ('to_device', 'train'))\n",
+            "built_on a str equal to anything, really plain flex (issue 39's second learner, B4)",
+            "failed:_common\\.not_plain",
+        ),
+        Answer(
+            "from bookkit.runs.scenarios import Scenario\n"
+            "class Moves(tuple):\n"
+            "    def __contains__(self, item):\n"
+            "        return item == 'to_device'\n"
+            "eighth = Scenario('mine', 'mine', 'flex.autodiff', True, Moves(('fork',)))\n",
+            "moves a tuple whose __contains__ hides fork (issue 39's second learner, B4)",
+            "failed:_common\\.not_plain",
+        ),
+    ],
+    "ex-05-combine": [
+        Answer(
+            "import mlx.core as mx\n"
+            "from mlx_autodiff import tape\n"
+            "from mlx_autodiff.tensor import Gradients\n"
+            "l1 = x.matmul(w).mean()\n"
+            "g1 = tape.backward(l1.node, mx.ones(l1.array.shape), Gradients)\n"
+            "combined = x.matmul(w).square().mean().backward()\n"
+            "combined._grads[w.node.id] = combined._grads[w.node.id] + g1._grads[w.node.id]\n"
+            "w_grad = combined.get(w)\n",
+            "two backward passes, one through the tape's own backward, added up (issue 39's second "
+            "learner, B3): the tape's backward is counted",
+            "failed:once",
         ),
     ],
 }
@@ -1381,17 +1720,6 @@ RIGHT: dict[str, list[Answer]] = {
             "        node = node.parents[-1]\n"
             "    return node.parents[0] if node.parents else node\n",
             "one step too far for a leaf with parents",
-        ),
-    ],
-    "ex-04-smoke-test": [
-        Answer(
-            "def no_effect(model, x, y):\n"
-            "    loss = MseLoss().forward(model.forward(x), y, Reduction.MEAN)\n"
-            "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
-            "    after = AdamConfig().init().step(1e-1, model, grads)\n"
-            "    return after, [name for name, p in model.named_params() if not p.is_require_grad()]\n",
-            "names the parameters that are not Grad leaves: right for these models, so it must "
-            "pass",
         ),
     ],
     "ex-10-relocate": [

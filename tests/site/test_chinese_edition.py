@@ -195,6 +195,18 @@ def test_every_sidebar_toggle_is_named_after_its_entry_in_the_editions_words(boo
 
 
 @pytest.mark.slow
+def test_the_footers_author_line_is_written_as_each_edition_writes_it(book_build) -> None:  # noqa: F811
+    """作者：to_device, seen 的作者们, with no space after the full-width colon (the theme's template
+    joined its "By" and the author with one); English keeps "By The to_device, seen authors"."""
+    line = re.compile(r'<p class="component-author">\s*(.*?)\s*</p>', re.S)
+    for language in ["en", CHINESE]:
+        said = words(language, "theme")
+        found = line.findall(page_html(language, "book/04-step-0"))
+        assert found == [said["author_line"].format(author=said["author"])], (language, found)
+    assert "作者： " not in page_html(CHINESE, "book/04-step-0")
+
+
+@pytest.mark.slow
 def test_solution_headings_repeat_the_translated_exercise_title(book_build) -> None:  # noqa: F811
     titles = re.compile(r'<p class="admonition-title"><a [^>]*>练习 [\d.]+</a> 的参考答案（(.*?)）</p>', re.S)
     found = 0
@@ -330,3 +342,21 @@ def test_printed_errors_explain_in_chinese_with_burns_words(book_build, docname:
         for quoted in BURN_WORDS[:1]:
             assert (quoted in re.sub(r"\s+", " ", html.unescape(english))) == (
                 quoted in re.sub(r"\s+", " ", html.unescape(chinese))), "Burn's words must stay verbatim"
+
+
+@pytest.mark.slow
+@pytest.mark.usefixtures("book_build")
+@pytest.mark.parametrize("language", ["en", CHINESE])
+def test_a_solutions_toggle_is_named_by_the_hint_it_shows(visit, language: str) -> None:
+    """sphinx-togglebutton 0.4.5 labels every dropdown's button "Toggle hidden content" in English, which
+    does not match its hint ("Click to show", 点击显示): the button is named by the hint, open or shut."""
+    opened = visit("book/04-step-0.html", language=language)
+    button = opened.page.locator(".solution .toggle-button").first
+    said = words(language, "theme")
+    shown = "b => getComputedStyle(b, '::before').content"
+    assert button.get_attribute("aria-label") == said["toggle_show"]
+    assert opened.page.evaluate(shown, button.element_handle()) == f'"{said["toggle_show"]}"'
+    button.click()
+    opened.page.wait_for_function("b => b.getAttribute('aria-expanded') === 'true'",
+                                  arg=button.element_handle())
+    assert button.get_attribute("aria-label") == said["toggle_hide"]

@@ -11,6 +11,7 @@ console, a closed tab's kernel, a kernel that never answers. Screenshots land in
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import signal
@@ -23,6 +24,7 @@ import nbformat
 import pytest
 from book_outputs import HTML, ROOT, SITE, book_build  # noqa: F401 (book_build is a fixture)
 from browser_pages import show_dark, violations
+from playwright.sync_api import Error as PlaywrightError
 from test_live import READY_S, LivePage, MakeLive, kernel_action, kernels, live_pages, wait_until_done
 
 from bookkit.words import words
@@ -197,6 +199,29 @@ def test_a_cell_run_after_the_kernel_was_deleted_says_it_did_not_run(live, open_
     assert "shut down from outside this page" in opened.status.inner_text()
     assert run_and_wait(opened, first) == opened.words["notRunLost"]
     assert not opened.errors, opened.errors
+
+
+def test_a_kernel_deleted_then_its_server_stopped_says_the_server_went(open_page) -> None:
+    """The session forgets its kernel once the kernel is shut down: the watch that asks whether the
+    server is stopping too read the forgotten kernel's id and threw (a TypeError in live-watch.js, a
+    third learner's run, the server stopped 15 s after the kernel), and it stopped asking after 6 s
+    anyway, so the server's going was never said and the status still asked for a restart."""
+    servers = MakeLive()
+    try:
+        opened = open_page(servers.page_url())
+        opened.go_live()
+        kernel_action(servers, opened.kernel_id(), "delete")
+        opened.wait_for_state("disconnected", 10)
+        opened.page.wait_for_timeout(10_000)  # the server stops later than its quick asks (about 6 s)
+    finally:
+        servers.stop()
+    lost = opened.words["lost"].split("{why}")[0]
+    opened.page.wait_for_function("t => document.querySelector('.live-status[role=status]').textContent"
+                                  ".includes(t)", arg=lost, timeout=30_000)
+    # what the browser itself logs for the stopped server's refused requests, and nothing else (the
+    # TypeError was a page error)
+    assert all(text.endswith("net::ERR_CONNECTION_REFUSED") and url.startswith(servers.kernels)
+               for text, url in opened.errors), opened.errors
 
 
 def test_a_queued_cell_says_it_waits_and_its_time_is_its_own(live, open_page) -> None:
@@ -600,3 +625,363 @@ def os_kill(pid: int, sig: int) -> None:
 
     with contextlib.suppress(ProcessLookupError):
         os.kill(pid, sig)
+
+
+# ----- issue 41's second learner: a verdict is about the code that was checked --------------------
+
+
+SOLUTION = "def no_effect(model, x, y):"  # the first line of the book's solution to ex-04-smoke-test
+
+
+def book_solution(opened: LivePage) -> str:
+    return opened.cell(opened.cell_index(SOLUTION)).locator(".cell_input pre").text_content()
+
+
+def verdict_of(opened: LivePage, answer: str = ANSWER) -> tuple[str, str, str]:
+    """(the verdict's words, its data-code, its class) under an answer cell."""
+    verdict = opened.page.locator(f"{answer} .live-verdict")
+    return (verdict.inner_text(), verdict.get_attribute("data-code") or "",
+            verdict.get_attribute("class") or "")
+
+
+@pytest.mark.parametrize("edition", EDITIONS)
+def test_a_verdict_goes_out_of_date_as_soon_as_the_answer_changes(live, open_page, edition: str) -> None:
+    opened = open_page(chapter_url(live, edition))
+    opened.go_live()
+    # a space between a number and Han (locale/zh_CN/GLOSSARY.md): 「你对练习 4.1 的解答」
+    title = opened.page.locator(f"{ANSWER} .live-answer-title").inner_text()
+    assert not re.search(r"[0-9A-Za-z][\u4e00-\u9fff]|[\u4e00-\u9fff][0-9A-Za-z]", title), title
+    solution = book_solution(opened)
+    passed, text, code = opened.check(ANSWER, solution)
+    assert passed and code == "pass", code
+    assert not re.search(r"[0-9][\u4e00-\u9fff]", text), text
+    opened.set_code(ANSWER, 'no_effect = "garbage"')  # the learner's step: the "Pass" must not stay
+    text, code, kind = verdict_of(opened)
+    assert (text, code) == (opened.words["checkOutdated"], "outdated") and "live-pass" not in kind, text
+    # a change while the check runs: the verdict that comes is about code the cell no longer holds
+    opened.set_code(ANSWER, solution)
+    opened.page.locator(ANSWER).get_by_role("button", name=opened.words["runCheck"]).click()
+    opened.set_code(ANSWER, 'no_effect = "garbage"')
+    opened.page.wait_for_function("s => document.querySelector(s + ' .live-verdict').dataset.code",
+                                  arg=ANSWER, timeout=READY_S * 1000)
+    text, code, kind = verdict_of(opened)
+    assert (text, code) == (opened.words["checkOutdated"], "outdated") and "live-pass" not in kind, text
+    # a fail goes out of date too; the same code checked again is judged again
+    passed, _, code = opened.check(ANSWER, 'no_effect = "garbage"')
+    assert not passed and code != "outdated"
+    opened.set_code(ANSWER, solution)
+    assert verdict_of(opened)[1] == "outdated"
+    assert opened.check(ANSWER)[0]
+    assert not opened.errors, opened.errors
+
+
+def hold_checks(opened: LivePage) -> list:
+    """Hold every "Run check" request (POST) of the page until the test lets it go; the list fills."""
+    held: list = []
+    opened.page.route("**/mlx-autodiff/check", lambda route: held.append(route)
+                      if route.request.method == "POST" else route.continue_())
+    return held
+
+
+def until(opened: LivePage, done, timeout_s: float = 30) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not done():
+        assert time.monotonic() < deadline, "timed out"
+        opened.page.wait_for_timeout(50)
+
+
+@pytest.mark.parametrize("edition", EDITIONS)
+def test_only_the_reply_to_the_latest_check_shows_and_a_second_click_cancels_the_first(
+        live, open_page, edition: str) -> None:
+    """The learner's race: a slow wrong answer's check, then the solution's; the first reply came last
+    and overwrote the Pass. Here the first reply is held until the second's verdict shows."""
+    opened = open_page(chapter_url(live, edition))
+    opened.go_live()
+    solution = book_solution(opened)
+    held = hold_checks(opened)
+    button = opened.page.locator(ANSWER).get_by_role("button", name=opened.words["runCheck"])
+    opened.set_code(ANSWER, 'no_effect = "wrong"')
+    button.click()
+    until(opened, lambda: len(held) == 1)
+    opened.set_code(ANSWER, solution)
+    button.click()
+    until(opened, lambda: len(held) == 2)
+    assert verdict_of(opened)[0] == opened.words["checkingAgain"]  # the second click says what it did
+    bodies = [json.loads(route.request.post_data) for route in held]
+    assert bodies[0]["request"] != bodies[1]["request"], bodies
+    held[1].continue_()
+    opened.page.wait_for_function("s => document.querySelector(s + ' .live-verdict').dataset.code",
+                                  arg=ANSWER, timeout=READY_S * 1000)
+    assert verdict_of(opened)[1] == "pass"
+    # the first check's real reply, late; its fetch was cancelled, so the browser may refuse it
+    with contextlib.suppress(PlaywrightError):
+        held[0].fulfill(response=held[0].fetch())
+    opened.page.wait_for_timeout(1000)
+    text, code, _ = verdict_of(opened)
+    assert code == "pass", text
+    assert not opened.errors, opened.errors
+
+
+@pytest.mark.parametrize("edition", EDITIONS)
+def test_a_long_check_says_the_graders_limit_and_can_be_cancelled(live, open_page, edition: str) -> None:
+    from bookkit.workbook.grade import DEFAULT_TIMEOUT
+
+    opened = open_page(chapter_url(live, edition))
+    opened.go_live()
+    held = hold_checks(opened)  # a check that does not answer, as a looping answer's does for 120 s
+    opened.set_code(ANSWER, "while True:\n    pass")
+    opened.page.locator(ANSWER).get_by_role("button", name=opened.words["runCheck"]).click()
+    cancel = opened.page.locator(ANSWER).get_by_role("button", name=opened.words["cancelCheck"])
+    cancel.wait_for(state="visible", timeout=30_000)
+    limit = opened.words["checkingLimit"].replace("{s}", f"{DEFAULT_TIMEOUT:g}")
+    assert limit in verdict_of(opened)[0], verdict_of(opened)[0]
+    cancel.click()
+    assert verdict_of(opened)[0] == opened.words["checkCancelled"]
+    assert opened.page.evaluate("!!document.activeElement.closest('.CodeMirror')")  # focus stays near
+    assert len(held) == 1
+    opened.page.unroute("**/mlx-autodiff/check")
+    assert opened.check(ANSWER, book_solution(opened))[0]  # and the next check works
+    assert not opened.errors, opened.errors
+
+
+STORAGE_EVENTS_JS = """() => { window.heardSaves = [];
+  addEventListener('storage', (e) => heardSaves.push(e.newValue || ''));
+  // what this tab had heard when its reader clicked (capture: before the button's own handler)
+  addEventListener('click', () => { window.heardBeforeClick = heardSaves.slice(); }, true); }"""
+
+
+def test_reset_all_in_one_tab_is_not_undone_by_another_tabs_pending_save(live, open_page) -> None:
+    """The learner's steps: tab one (English) types into a cell; within the 300 ms before its save,
+    tab two (Chinese) resets every edit. The reset came later, so it wins in both tabs; tab one's
+    code stays within its reach; and tab two's status never says every cell is the book's when not."""
+    one = open_page(chapter_url(live, "en"))
+    first = one.cell_index(FIRST)
+    two = open_page(chapter_url(live, "zh_CN"), beside=one)
+    one.go_live()
+    two.go_live()
+    book = one.code(first)
+    two.set_code(first, book + "\n# an older edit")  # so "Reset all edits" has something to reset
+    one.page.wait_for_timeout(800)
+    two.page.evaluate(STORAGE_EVENTS_JS)
+    two.page.once("dialog", lambda dialog: dialog.accept())
+    mine = book + "\n# typed in tab one"
+    one.set_code(first, mine)  # saved 300 ms later
+    two.page.get_by_role("button", name=two.words["resetAll"]).click()
+    one.page.wait_for_timeout(1000)  # tab one's pending save has landed
+    early = [value for value in two.page.evaluate("heardBeforeClick") if "typed in tab one" in value]
+    assert not early, "tab one saved before the reset: the race was not reproduced"
+    stored = two.page.evaluate(f"localStorage.getItem('live-edits:' + {json.dumps(one.data()['path'])})")
+    assert "typed in tab one" not in (stored or ""), stored
+    assert two.code(first) == book and one.code(first) == book
+    assert two.status.inner_text().endswith(two.words["resetAllDone"])
+    said = one.cell(first).locator(".live-elsewhere")
+    assert said.is_visible() and said.inner_text().startswith(one.words["changedElsewhereMine"])
+    said.get_by_role("button", name=one.words["putMineBack"]).click()  # nothing of tab one's is lost
+    assert one.code(first) == mine
+    # an edit after the reset is the later intention: it is kept, and tab two's status says so
+    one.page.wait_for_timeout(800)
+    assert two.code(first) == mine
+    assert two.words["resetAllDone"] not in two.status.inner_text()
+    assert two.words["changedSinceReset_one"] in two.status.inner_text(), two.status.inner_text()
+    assert not one.errors and not two.errors, (one.errors, two.errors)
+
+
+@pytest.mark.parametrize("edition", EDITIONS)
+def test_download_my_notebook_works_after_make_live_stopped(open_page, tmp_path, edition: str) -> None:
+    """The learner's steps: edit an answer, stop `make live` (both servers), click "Download my
+    notebook": the file comes, with the edit, from what the page kept when it went live."""
+    servers = MakeLive()
+    try:
+        opened = open_page(servers.page_url().replace("/en/", f"/{edition}/"))
+        notebooks = [url for url in opened.requests if ".ipynb" in url]
+        assert not notebooks, f"a page only read fetched {notebooks} (the page weight before Run live)"
+        opened.go_live()
+        opened.set_code(ANSWER, "my_answer = 41")
+        opened.page.wait_for_timeout(500)
+    finally:
+        servers.stop()
+    opened.wait_for_state("disconnected", 60)
+    with opened.page.expect_download() as download:
+        opened.page.get_by_role("button", name=opened.words["download"]).click()
+    path = tmp_path / download.value.suggested_filename
+    download.value.save_as(path)
+    mine = nbformat.read(path, as_version=4)
+    assert "my_answer = 41" in [cell.source for cell in mine.cells]
+    assert "Failed to fetch" not in opened.status.inner_text()
+
+
+def test_chapter_12s_report_links_its_chapters_relatively() -> None:
+    """The learner's finding: the report linked to http://127.0.0.1:8000/... (site_layout.LOCAL_PORT),
+    dead when the book is served on another port or published elsewhere."""
+    from mlx_autodiff import site_layout
+
+    for edition in EDITIONS:
+        page = SITE / edition / "book" / "12-am-i-hit.html"
+        body = page.read_text(encoding="utf8")
+        reports = re.findall(r'<pre class="burn-check-report">.*?</pre>', body, re.S)
+        assert reports, "chapter 12 shows no burn-check report"
+        assert not [report for report in reports if site_layout.local() in report
+                    or site_layout.base_url(ROOT) in report]
+        shown = [found for report in reports
+                 for found in re.findall(r'<a href="([^"]+)">([^<]+)</a>', report)]
+        links = [link for link, _ in shown]
+        assert any(link.startswith("10-fixes.html#") for link in links), links
+        # each says where it goes in the site (a path: the zh phrase check reads it as one, not as English)
+        assert all(text == f"{edition}/book/{link}" for link, text in shown), shown[:3]
+        for link in links:
+            target, _, anchor = link.partition("#")
+            assert not re.match(r"[a-z]+:", link), link
+            linked = (page.parent / target).resolve()
+            assert linked.is_file(), link
+            assert f'id="{anchor}"' in linked.read_text(encoding="utf8"), link
+
+
+# ----- what the page says in its own words, and notes that go once they no longer hold -----------
+
+
+@pytest.mark.parametrize("edition", EDITIONS)
+def test_a_stopped_server_is_said_in_the_pages_words_never_the_browsers(open_page, edition: str) -> None:
+    servers = MakeLive()
+    try:
+        opened = open_page(servers.page_url().replace("/en/", f"/{edition}/"))
+        opened.page.route("**/*.ipynb", lambda route: route.abort())  # the download's notebook: no answer
+        opened.go_live()
+        opened.set_code(ANSWER, "my_answer = 41")
+    finally:
+        servers.stop()
+    opened.wait_for_state("disconnected", 60)
+    opened.page.locator(ANSWER).get_by_role("button", name=opened.words["runCheck"]).click()
+    opened.page.wait_for_function(
+        "s => document.querySelector(s + ' .live-verdict').dataset.code === 'not_checked'", arg=ANSWER,
+        timeout=30_000)
+    said = verdict_of(opened)[0]
+    assert said == opened.words["notGraded"].replace("{why}", opened.words["serverUnreachable"]), said
+    styled = opened.page.locator(f"{ANSWER} .live-verdict").get_attribute("class")
+    assert "live-fail" not in styled and "live-pass" not in styled, "not checked is neither a fail nor a pass"
+    opened.page.get_by_role("button", name=opened.words["download"]).click()
+    unreadable = opened.words["unreadable"].replace("{why}", opened.words["bookServerGone"])
+    opened.page.wait_for_function("t => document.querySelector('.live-status[role=status]').textContent"
+                                  ".includes(t)", arg=unreadable, timeout=10_000)
+    assert "Failed to fetch" not in opened.page.locator("article").inner_text()
+
+
+@pytest.mark.parametrize("edition", EDITIONS)
+def test_a_run_all_above_stopped_by_an_empty_error_has_no_trailing_colon(live, open_page,
+                                                                          edition: str) -> None:
+    opened = open_page(chapter_url(live, edition))
+    first = opened.cell_index(FIRST)
+    last = opened.cell_index(LAST)
+    opened.go_live()
+    opened.set_code(first, "raise KeyboardInterrupt")  # as an interrupted run ends: no value
+    said = opened.click(last, "runAllAbove")
+    where = opened.words["cellStarting"].replace("{code}", "raise KeyboardInterrupt")
+    assert said == opened.words["stoppedRaisedBare"].replace("{where}", where).replace(
+        "{name}", "KeyboardInterrupt"), said
+    assert not said.rstrip().endswith(":")
+
+
+def test_changed_elsewhere_notes_go_once_dealt_with_or_out_of_date(live, open_page) -> None:
+    one = open_page(live.page_url())
+    first = one.cell_index(FIRST)
+    graph = one.cell_index("after_backward", whole=True)
+    other = open_page(live.page_url(), beside=one)
+    one.go_live()
+    other.go_live()
+    book = one.code(first)
+    other.set_code(first, book + "\n# from tab two")
+    said = one.cell(first).locator(".live-elsewhere")
+    said.wait_for(state="visible", timeout=5000)
+    assert said.inner_text() == one.words["changedElsewhere"]
+    assert run_and_wait(one, first).startswith("ran")  # the reader ran what is there: dealt with
+    assert not said.is_visible()
+    other.set_code(graph, one.code(graph) + "\n# two")
+    noted = one.cell(graph).locator(".live-elsewhere")
+    noted.wait_for(state="visible", timeout=5000)
+    one.cell(graph).get_by_role("button", name=one.words["reset"]).click()  # the reader chose the book's
+    assert not noted.is_visible()
+    assert not one.errors and not other.errors, (one.errors, other.errors)
+
+
+@pytest.mark.parametrize("edition", EDITIONS)
+def test_a_new_token_in_the_address_clears_the_old_refusal(live, open_page, edition: str) -> None:
+    """The learner pasted make live's URL into a tab that had been refused and never connected."""
+    url = chapter_url(live, edition)
+    page, fragment = url.split("#", 1)
+    wrong = re.sub(r"token=[^&]+", "token=not-the-token", fragment)
+    opened = open_page(f"{page}#{wrong}")
+    opened.page.get_by_role("button", name=opened.words["runLive"]).click()
+    opened.wait_for_state("disconnected", 30)
+    assert opened.words["refused"].split(".")[0] in opened.status.inner_text()
+    assert not opened.page.get_by_role("button", name=opened.words["runLive"]).is_visible()
+    assert opened.page.get_by_role("button", name=opened.words["reconnect"]).is_visible()
+    opened.page.evaluate("h => { location.hash = h; }", fragment)
+    opened.wait_for_state("ready")
+    assert opened.words["refused"].split(".")[0] not in opened.status.inner_text()
+
+
+@pytest.mark.parametrize("edition", EDITIONS)
+def test_a_refused_store_stays_said_and_the_line_under_the_tools_agrees(live, open_page,
+                                                                         edition: str) -> None:
+    opened = open_page(chapter_url(live, edition))
+    first = opened.cell_index(FIRST)
+    opened.go_live()
+    opened.page.evaluate("""() => { const store = Storage.prototype.setItem;  // localStorage only
+      Storage.prototype.setItem = function (...args) {
+        if (this === localStorage) throw new DOMException('full', 'QuotaExceededError');
+        return store.apply(this, args); }; }""")
+    opened.set_code(first, "kept = 1")
+    opened.page.wait_for_timeout(800)
+    kept = opened.page.locator(".live-kept")
+    assert kept.inner_text() == opened.words["storageRefused"]
+    assert run_and_wait(opened, first).startswith(("ran", "运行完毕"))  # the status moves on; the line stays
+    assert kept.is_visible() and kept.inner_text() == opened.words["storageRefused"]
+    assert opened.words["editsKept"] not in opened.page.locator(".live-tools").inner_text()
+    assert not violations(opened.page, within=".live-tools")
+
+
+# ----- a large output, and the editors in the dark theme ------------------------------------------
+
+
+@pytest.mark.parametrize("edition", EDITIONS)
+def test_a_hundred_thousand_printed_lines_are_capped_and_the_whole_text_can_be_saved(
+        live, open_page, tmp_path, edition: str) -> None:
+    """The learner's 100 000 printed lines left the page unresponsive for about 80 s, with 4.7 M
+    characters in the DOM. The page shows the first and last lines, says how many it left out, and
+    saves the whole text on request."""
+    opened = open_page(chapter_url(live, edition))
+    first = opened.cell_index(FIRST)
+    opened.go_live()
+    opened.set_code(first, "for i in range(100_000):\n    print(i)")
+    assert run_and_wait(opened, first).startswith(("ran", "运行完毕"))
+    shown = opened.cell(first).locator(".cell_output").inner_text()
+    assert len(shown) < 20_000, len(shown)
+    assert shown.lstrip().startswith("0\n1\n2") and "\n99999" in shown, shown[-300:]
+    left = 100_000 - 1000  # the first 200 and last 800 lines are shown
+    assert opened.words["outputLinesLeft_other"].replace("{n}", str(left)) in shown
+    with opened.page.expect_download() as download:
+        opened.cell(first).get_by_role("button", name=opened.words["saveWholeOutput"]).click()
+    path = tmp_path / "output.txt"
+    download.value.save_as(path)
+    assert path.read_text().split() == [str(i) for i in range(100_000)]
+    # the page still answers: a short cell runs after it
+    opened.set_code(first, "print('after')")
+    assert run_and_wait(opened, first).startswith(("ran", "运行完毕"))
+    assert not opened.cell(first).locator(".live-output-capped").count()
+    assert not opened.errors, opened.errors
+
+
+@pytest.mark.parametrize("edition", EDITIONS)
+def test_the_editors_follow_the_dark_theme(live, open_page, edition: str) -> None:
+    opened = open_page(chapter_url(live, edition))
+    opened.go_live()
+    show_dark(opened.page)
+    colours = opened.page.evaluate("""() => {
+      const bg = (el) => getComputedStyle(el).backgroundColor;
+      return [bg(document.querySelector('.live-answer .CodeMirror')),
+              bg(document.querySelector('[class*="live-cell-"] .CodeMirror')),
+              bg(document.querySelector('.solution div.highlight, details div.highlight'))];
+    }""")
+    assert colours[0] == colours[1] == colours[2], colours  # as dark as the static code blocks
+    opened.page.locator(f"{ANSWER} .CodeMirror").scroll_into_view_if_needed()
+    opened.screenshot(f"learner-dark-editor-{edition}")
+    assert not violations(opened.page, within=".thebe-input"), "an editor's colours in the dark theme"
