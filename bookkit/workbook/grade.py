@@ -33,7 +33,6 @@ import nbformat
 
 import bookkit
 import mlx_autodiff
-
 from bookkit.words import say, words
 from bookkit.words.explained import explained
 from bookkit.workbook.answers import answers_in, is_blank, stubs_of
@@ -236,7 +235,8 @@ def judge_answers(
     return [verdict or {"status": "ended"} for verdict in verdicts]
 
 
-HOMES = {package.__name__: str(Path(str(package.__file__)).resolve().parent) for package in (mlx_autodiff, bookkit)}
+HOMES = {package.__name__: str(Path(str(package.__file__)).resolve().parent)
+         for package in (mlx_autodiff, bookkit)}
 """The package folders of the engine and of the book's machinery, where this process loaded them from:
 the grading process loads both from there."""
 START = ("import runpy, sys; sys.path[:0] = sys.argv[1:]; del sys.argv[1:]; "

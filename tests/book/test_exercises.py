@@ -1109,8 +1109,8 @@ def test_an_engine_module_loaded_from_elsewhere_is_named() -> None:
     assert any(name.startswith("mlx_autodiff.tensor from ") for name in found), found
     exercise = next(ex for ex in book_exercises(ROOT))
     for language in ("en", "zh_CN"):
-        result = result_of(exercise, {"status": "foreign_engine", "found": found[:1], "engine": HOMES["mlx_autodiff"]},
-                           language)
+        verdict = {"status": "foreign_engine", "found": found[:1], "engine": HOMES["mlx_autodiff"]}
+        result = result_of(exercise, verdict, language)
         assert not result.passed and result.code == "foreign_engine" and found[0] in result.reason
 
 
@@ -1153,5 +1153,5 @@ def test_a_chinese_get_and_check_speak_chinese(book: Path, capsys: pytest.Captur
 
 def test_no_chinese_message_glues_an_exercise_name_to_a_han_character() -> None:
     """C3: "练习 1.1的检查": a name that ends in a number takes a space before the next Han character."""
-    text = (ROOT / "mlx_autodiff" / "words" / "zh_CN.json").read_text(encoding="utf8")
+    text = (ROOT / "bookkit" / "words" / "zh_CN.json").read_text(encoding="utf8")
     assert not re.findall(r"\{name\}[\u4e00-\u9fff]", text)

@@ -195,8 +195,8 @@ def test_two_builds_writing_the_cache_at_once_keep_it_whole(tmp_path: Path,
                                                             monkeypatch: pytest.MonkeyPatch) -> None:
     """A build that finds another's fresh folder leaves it, and one that finishes second keeps the first's
     folder: a half-written cache (27 of 48 files, seen when a test ran beside a build) is never read."""
-    monkeypatch.syspath_prepend(str(ROOT / "tools"))  # as Jupyter Book loads a local extension
-    explorer_page = __import__("explorer_page")
+    from bookkit.explorer import sphinx_ext as explorer_page
+
     cache = tmp_path / "_build" / ".explorer"
     monkeypatch.setattr(explorer_page, "engine_key", lambda root: "key")
     monkeypatch.setattr(explorer_page, "explore", lambda: "answers")
@@ -215,4 +215,3 @@ def test_two_builds_writing_the_cache_at_once_keep_it_whole(tmp_path: Path,
     folder = explorer_page.cached_folder(tmp_path)
     assert (folder / "one").read_text() == "first", "the folder renamed there first is kept whole"
     assert sorted(path.name for path in cache.iterdir()) == sorted(["key", others.name])
-    sys.modules.pop("explorer_page")
