@@ -5,13 +5,12 @@ A chapter asks a question with
     ```{question}
     :id: step1-node
     :kind: predict
-    :keys: weight_move bias_move bias_leaf
     :case: step1_fresh
     :answer: failed
 
     Which node will step 1's backward fail at?
 
-    - The weight's `to_device` node, NodeId({case}`step1_fresh.weight_move_id`).
+    - {key}`weight_move` The weight's `to_device` node, NodeId({case}`step1_fresh.weight_move_id`).
 
       Why not: ... {ref}`the walk <ch05-predict>` ...
     - ...
@@ -21,7 +20,10 @@ The stem comes first, then one bullet per choice (kinds `choice`, `predict`) or 
 (`order`, written in the order the reader first sees them): the item's first paragraph is
 what the reader picks, the rest says why it is right or wrong. Paragraphs after the list
 explain the whole answer. Everything is MyST, so gettext extracts it and the catalogs
-translate it like the rest of the page. `:keys:` names the bullets, in order.
+translate it like the rest of the page. Each bullet starts with its key, `` {key}`name` ``,
+which the directive takes off before MyST reads the body (source.py): the key is not part of
+the words a translator sees, and a bullet moved elsewhere keeps its key. A choice without a
+key, two choices with one key, or an answer no choice carries stops the build.
 
 The right key comes from a run: `:case:` names a case in bookkit/runs/question_cases.py and
 `:answer:` the field of its result that holds the key (for `order`, the list of keys).
@@ -52,11 +54,13 @@ from typing import Any
 
 from docutils import nodes
 from docutils.parsers.rst import directives
+from docutils.statemachine import StringList
 from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective
 
+from bookkit.questions.source import WRITE_IT, QuestionSourceError, checked_answer, take_keys
 from bookkit.runs.question_cases import field, results
 from bookkit.site.assets import add_assets
 from bookkit.site.build import engine_key
@@ -130,6 +134,14 @@ def case_role(name: str, rawtext: str, text: str, lineno: int, inliner: Any,
 SEE = re.compile(r"^(?P<text>.+?)\s*<(?P<doc>[^#<>]*)#(?P<anchor>[\w-]+)>$", re.DOTALL)
 
 
+def key_role(name: str, rawtext: str, text: str, lineno: int, inliner: Any,
+             options: dict | None = None, content: list | None = None) -> tuple[list, list]:
+    """A `{key}` anywhere but at the start of a question's choice (in a paragraph, a translation)."""
+    message = inliner.reporter.error(f"{{key}}`{text}` names a choice: it belongs at the very start of a "
+                                     "bullet of a {question}'s choices, in the English source", line=lineno)
+    return [inliner.problematic(rawtext, rawtext, message)], [message]
+
+
 def see_role(name: str, rawtext: str, text: str, lineno: int, inliner: Any,
              options: dict | None = None, content: list | None = None) -> tuple[list, list]:
     match = SEE.match(text.strip())
@@ -158,21 +170,27 @@ class Question(SphinxDirective):
     option_spec = {
         "id": directives.unchanged_required,
         "kind": lambda value: directives.choice(value, KINDS),
-        "keys": directives.unchanged_required,
+        "keys": directives.unchanged,  # the old way, refused with what to write instead
         "case": directives.unchanged,
         "answer": directives.unchanged_required,
         "source": directives.unchanged,
     }
 
     def run(self) -> list[nodes.Node]:
-        for required in ("id", "kind", "keys", "answer"):
+        for required in ("id", "kind", "answer"):
             if required not in self.options:
                 raise self.error(f"a question needs :{required}: "
                                  "(bookkit/questions/sphinx_ext.py says what each option is)")
         qid, kind = self.options["id"], self.options["kind"]
-        keys = self.options["keys"].split()
+        if "keys" in self.options:
+            raise self.error(f"question {qid!r}: :keys: matched keys to bullets by their place and is gone; "
+                             f"{WRITE_IT}")
+        try:
+            lines, keys = take_keys(qid, self.content)
+        except QuestionSourceError as error:
+            raise self.error(str(error)) from error
         body = nodes.container()
-        self.state.nested_parse(self.content, self.content_offset, body)
+        self.state.nested_parse(StringList(lines, items=list(self.content.items)), self.content_offset, body)
         lists = [child for child in body.children if isinstance(child, nodes.bullet_list)]
         if len(lists) != 1:
             raise self.error(f"question {qid!r}: its body needs exactly one bullet list (the choices), "
@@ -180,8 +198,8 @@ class Question(SphinxDirective):
         at = body.children.index(lists[0])
         items = lists[0].children
         if len(items) != len(keys):
-            raise self.error(f"question {qid!r}: {len(items)} bullets but {len(keys)} :keys: "
-                             f"({' '.join(keys)})")
+            raise self.error(f"question {qid!r}: its list has {len(items)} choices but {len(keys)} bullets "
+                             f"start a line with a key ({' '.join(keys)}); {WRITE_IT}")
         answer = self.answer(qid, kind, keys)
         page = page_questions(self.env).setdefault(self.env.docname, [])
         if qid in page:
@@ -210,15 +228,10 @@ class Question(SphinxDirective):
         else:
             raise self.error(f"question {qid!r}: give :case: (a run computes the key) or :source: "
                              "(where the key's fact comes from)")
-        if kind == "order":
-            if not isinstance(value, list) or sorted(map(str, value)) != sorted(keys):
-                raise self.error(f"question {qid!r}: the right order is {value!r}, which is not an order of "
-                                 f"the items' keys {keys}")
-            return [str(key) for key in value]
-        if shown(value) not in keys:
-            raise self.error(f"question {qid!r}: the answer is {shown(value)!r}, which no choice has "
-                             f"(:keys: {' '.join(keys)}): the engine or the text changed; fix the choices")
-        return shown(value)
+        try:
+            return checked_answer(qid, kind, keys, value if kind == "order" else shown(value))
+        except QuestionSourceError as error:
+            raise self.error(str(error)) from error
 
 
 class QuestionProgress(SphinxDirective):
@@ -413,6 +426,7 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_directive("question", Question)
     app.add_directive("question-progress", QuestionProgress)
     app.add_role("case", case_role)
+    app.add_role("key", key_role)
     app.add_role("see", see_role)
     app.connect("doctree-resolved", resolve_links)
     app.connect("env-purge-doc", purge_page)
