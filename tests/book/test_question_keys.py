@@ -176,3 +176,20 @@ def test_the_build_stops_on_a_choice_without_key_a_key_twice_an_answer_no_choice
         said = [line for line in warnings.splitlines() if f"{docname}.md" in line]
         assert any("ERROR" in line and message in line for line in said), f"{docname}: {said}"
         assert html[docname].select_one("div.question") is None
+
+
+def cases_of(page: Path) -> list[str]:
+    return sorted({question.options["case"] for question in page_questions(page)
+                   if "case" in question.options})
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("page", [path for path in PAGES if cases_of(path)], ids=lambda path: path.stem)
+def test_every_answer_a_case_computes_is_a_key_its_choices_carry(page: Path) -> None:
+    """What the full build checks, for one page's questions, with each case run in a fresh process."""
+    computed = {case: run_isolated(case) for case in cases_of(page)}
+    for question in page_questions(page):
+        if "case" in question.options:
+            kind, options = question.options["kind"], question.options
+            answer = computed[options["case"]][options["answer"]]
+            checked_answer(question.qid, kind, question.keys, answer if kind == "order" else str(answer))
