@@ -82,7 +82,8 @@ WRONG = f'''    {LABEL!r}: [
 
 
 def po_entry(english: str, chinese: str) -> str:
-    return f"msgid {json.dumps(english, ensure_ascii=False)}\nmsgstr {json.dumps(chinese, ensure_ascii=False)}\n\n"
+    quoted = [json.dumps(text, ensure_ascii=False) for text in (english, chinese)]
+    return f"msgid {quoted[0]}\nmsgstr {quoted[1]}\n\n"
 
 
 @pytest.fixture(scope="module")

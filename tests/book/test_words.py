@@ -149,5 +149,5 @@ def test_the_chinese_code_map_has_every_module_of_readmes() -> None:
     rows = [line for line in section.splitlines() if line.startswith("|")][2:]
     modules = [line.strip("|").split("|")[0].strip() for line in rows]
     chinese = words("zh_CN", "code_map")
-    assert list(chinese["rows"]) == modules, "zh_CN.json's code_map modules are not README's, in README's order"
+    assert list(chinese["rows"]) == modules, "zh_CN.json's code_map rows are not README's, in README's order"
     assert all(re.search(r"[\u4e00-\u9fff]", row["concept"]) for row in chinese["rows"].values())
