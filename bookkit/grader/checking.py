@@ -5,7 +5,7 @@ A check cell defines `def check(expect, answer):` (so that running it in a noteb
 function); the grading process calls it with these two, which the answer never sees:
 
     expect(found == ["weight"], "fresh", found=found)   # fails with the message "fresh" of
-                                                        # words/checks/<language>.json
+                                                        # words/<language>.json's "checks"
     expect.function(untouched, "untouched")            # a message if it is not a function
     answer.calls.named("fork")                          # engine forks while the answer's cell ran
     with answer.running("half") as calls:               # the answer's code, run by the check:

@@ -44,6 +44,7 @@ import argparse
 import fcntl
 import hashlib
 import html
+import json
 import os
 import re
 import shutil
@@ -130,7 +131,7 @@ def engine_key(root: Path = ROOT) -> str:
     """A hash of everything besides a chapter's own cells that its outputs depend on: the engine and
     the book's code the cells run (their words too), the requirements, and the data files chapters
     read. Not README.md, `_static/` or `BUILD_ONLY`: appendix 1 counts lines at build time
-    (bookkit/site/code_map.py), not in a cell."""
+    (bookkit/site/code_map.py), not in a cell, and so the words files' part "code_map" is not in it."""
     digest = hashlib.sha256()
     code = [path for folder in ("mlx_autodiff", "bookkit") for path in sorted((root / folder).rglob("*"))
             if path.suffix in (".py", ".json")]
@@ -141,8 +142,18 @@ def engine_key(root: Path = ROOT) -> str:
     files += sorted(path for path in (root / "book" / "_data").rglob("*") if path.is_file())
     for path in filter(Path.exists, files):
         digest.update(path.relative_to(root).as_posix().encode())
-        digest.update(path.read_bytes())
+        digest.update(_keyed_bytes(path, root))
     return digest.hexdigest()
+
+
+def _keyed_bytes(path: Path, root: Path) -> bytes:
+    """A file's bytes as the key sees them: a words file without its part "code_map", which only the
+    build reads (a new row of README's map, translated, executes no chapter)."""
+    if path.parent != root / "bookkit" / "words" or path.suffix != ".json":
+        return path.read_bytes()
+    table = json.loads(path.read_text(encoding="utf8"))
+    table.pop("code_map", None)
+    return json.dumps(table, ensure_ascii=False, sort_keys=True).encode()
 
 
 def refresh_cache(root: Path = ROOT) -> bool:

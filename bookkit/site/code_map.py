@@ -9,13 +9,14 @@ nothing a chapter computes: the key holds only what the chapters run.
 
 The table is HTML (`bookkit.pictures.table.Table`, the markup of a Markdown table),
 as the cell's output was, so gettext extracts none of README's English; the
-one word it adds ("lines") comes from bookkit/words/ in the page's language, and another
-edition's header and cells from locale/<language>/code-map.json, by module.
+one word it adds ("lines") comes from bookkit/words/ in the page's language (the part
+"code_map"), and so do another edition's header and cells: README is the English, and
+bookkit/words/<language>.json's "code_map" holds "header" and "rows", a row by README's module
+cell with its "concept" and, where it says more than Burn's names, its "burn".
 """
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any
@@ -48,18 +49,18 @@ def lines(files: list[Path]) -> int:
     return sum(len(file.read_text(encoding="utf8").splitlines()) for file in files)
 
 
-def translation(language: str | None, root: Path = ROOT) -> dict[str, Any] | None:
-    """locale/<language>/code-map.json: the map's header and each row's cells in that language, by
-    README's module cell (None for English, or a language without one)."""
-    path = root / "locale" / (language or "en") / "code-map.json"
-    return json.loads(path.read_text(encoding="utf8")) if language and path.is_file() else None
+def translation(language: str | None) -> dict[str, Any] | None:
+    """The map's header and each row's cells in `language` (the words' part "code_map"), by README's
+    module cell; None for English, whose words are README's own."""
+    said = words(language, "code_map")
+    return said if "rows" in said else None
 
 
 def code_map(language: str | None, root: Path = ROOT) -> Table:
     """The map with a column of lines after the module's, in the page's language (a row the language's
-    code-map.json lacks stays English); the engine's own modules by their file name."""
+    words lack stays English); the engine's own modules by their file name."""
     header, *rows = map_of_the_code((root / "README.md").read_text(encoding="utf8"))
-    said = translation(language, root)
+    said = translation(language)
     if said:
         header = said["header"]
     counted = []

@@ -3,8 +3,12 @@
 Prose goes through gettext's catalogs (locale/); what code writes (pictures, tables, the
 page scripts' buttons and messages) never reaches them, so its words live here, one JSON file
 per language with the same keys in each (tests/book/test_words.py checks keys and placeholders).
-A third language is its entry in `LANGUAGES` (language.py), one more file here and in
-`checks/`, plus its catalogs.
+This is the one home of a language's generated words: the check cells' messages are its part
+"checks" (by exercise label and message name, bookkit/workbook/checks.py), appendix 1's map of
+the code its part "code_map" (README's map is the English; another language's file has its
+"header" and "rows" by README's module cell, bookkit/site/code_map.py). burn-check, a separate
+tool run by node, keeps its own words in bookkit/burn_check/words/. A third language is its
+entry in `LANGUAGES` (language.py), one more file here and there, plus its catalogs.
 
 Each file is an object of parts, one per component ("stepper", "live", ...). The part "page"
 holds what the page scripts in _static/ show; bookkit/site/book_languages.py writes it into every

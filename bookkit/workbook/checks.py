@@ -1,7 +1,7 @@
-"""A check's messages, by exercise and name, one file per language: `words/checks/<language>.json`.
+"""A check's messages, by exercise and name: the part "checks" of `bookkit/words/<language>.json`.
 
 A check cell fails with `expect(condition, "name", field=value)` (bookkit/grader/checking.py):
-its words are `checks[<exercise label>][name]` in the reader's language, their {placeholders}
+its words are the part "checks"'s `[<exercise label>][name]` in the reader's language, their {placeholders}
 filled with the fields; a name starting with "_common." is one of the messages every check may
 use ("not a function", ...). The field `case` names one of the cases a check tries: its words are
 the exercise's `cases[<case>]`. An engine error quoted in a field is explained in the reader's
@@ -13,22 +13,18 @@ the same placeholders.
 
 from __future__ import annotations
 
-import functools
-import json
 from typing import Any
 
-from bookkit.words import FOLDER, PLACEHOLDER, SOURCE_LANGUAGE
+from bookkit.words import PLACEHOLDER, SOURCE_LANGUAGE, words
 from bookkit.words.explained import explained
 
-CHECKS = FOLDER / "checks"
+PART = "checks"
 COMMON = "_common"
 
 
-@functools.cache
 def table(language: str) -> dict[str, dict[str, str]]:
     """Every exercise's messages in `language` ({label: {name: text}}, and COMMON's)."""
-    path = CHECKS / f"{language}.json"
-    return json.loads(path.read_text(encoding="utf8")) if path.is_file() else {}
+    return words(language, PART)
 
 
 def where(label: str, key: str) -> tuple[str, str]:

@@ -5,8 +5,8 @@ The checks, the chapter's set-up cells and the names an answer must define come 
 edited or emptied check cell in a notebook changes nothing. For each exercise a process runs
 `bookkit.grader.judge` (see there): the set-up, the reader's answer, the checks, where the
 answer's changes to the interpreter are seen and refused. Its verdict, a status and the values
-that fill its message, is said here in the reader's language (`words/<language>.json`, part
-"exercises"; a check's own messages in `words/checks/<language>.json`, by exercise and name).
+that fill its message, is said here in the reader's language (`words/<language>.json`: its part
+"exercises", and a check's own messages in its part "checks", by exercise and name).
 
 The command line's `check`, a notebook's check cell (`check_saved`) and live mode's "Run check"
 (`bookkit.workbook.server`) all grade through `grade_answers`. The set-up has a generous

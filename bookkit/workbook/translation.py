@@ -7,7 +7,7 @@ definition term and directive title one message, its source lines joined by spac
 holds each one's translation. A reader's copy in that language is translated the same way,
 block by block, before it is made plain Markdown: a block with no translation (code, math, a
 message not translated yet) stays as it is. The check cells' messages come from
-`bookkit/words/checks/<language>.json` instead (`checks.py`), because gettext sees no code.
+the part "checks" of `bookkit/words/<language>.json` instead (`checks.py`), because gettext sees no code.
 """
 
 from __future__ import annotations

@@ -961,7 +961,7 @@ def _check_words(source: str) -> tuple[set[str], set[str]]:
 def test_every_check_message_and_case_has_its_words_in_every_language(
     chapter: str | None, exercise: object
 ) -> None:
-    """One home per language (bookkit/words/checks/<language>.json), by exercise and name: every
+    """One home per language (bookkit/words/<language>.json's part "checks"), by exercise and name: every
     message a check names and every case it tries, in English and in Chinese, with the same
     placeholders; no words for a message the check no longer has."""
     if isinstance(exercise, Exception):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -28,9 +29,24 @@ def test_there_are_english_and_chinese_words() -> None:
     assert "zh_CN" in languages()
 
 
+def english_words() -> dict[str, str]:
+    """English's every text by its dotted key: en.json's, and appendix 1's map of the code, whose
+    English is README's own (bookkit/site/code_map.py) and whose other languages' words are the part
+    "code_map"'s "header" and "rows" by module (a row's "burn" only where it says more than Burn's
+    names, which every language keeps)."""
+    from bookkit.site.code_map import map_of_the_code
+
+    header, *rows = map_of_the_code((Path(__file__).resolve().parents[2] / "README.md").read_text("utf8"))
+    readme = {"header": header, "rows": {module: {"concept": concept, "burn": burn}
+                                         for module, concept, burn in rows}}
+    return leaves(_load(SOURCE_LANGUAGE)) | leaves(readme, "code_map")
+
+
 @pytest.mark.parametrize("language", [code for code in languages() if code != SOURCE_LANGUAGE])
 def test_every_language_has_every_key_with_the_same_placeholders(language: str) -> None:
-    english, other = leaves(_load(SOURCE_LANGUAGE)), leaves(_load(language))
+    english, other = english_words(), leaves(_load(language))
+    english = {key: text for key, text in english.items()
+               if key in other or not (key.startswith("code_map.rows.") and key.endswith(".burn"))}
     assert sorted(set(english) - set(other)) == [], f"{language}.json lacks these keys"
     assert sorted(set(other) - set(english)) == [], f"{language}.json has keys English does not"
     for key, text in english.items():
@@ -45,13 +61,12 @@ def test_say_fills_placeholders() -> None:
 
 def test_the_books_languages_are_one_list_and_each_has_its_words() -> None:
     """`LANGUAGES` (bookkit/words/language.py) is the one list: the build's editions, the words'
-    languages, the checks' languages; no words file is left outside it."""
+    languages; no words file is left outside it."""
     from bookkit.words import FOLDER
     from bookkit.words.language import LANGUAGES
 
     assert languages() == list(LANGUAGES) and languages()[0] == SOURCE_LANGUAGE
     assert sorted(path.stem for path in FOLDER.glob("*.json")) == sorted(LANGUAGES)
-    assert sorted(path.stem for path in (FOLDER / "checks").glob("*.json")) == sorted(LANGUAGES)
     burn_check = FOLDER.parent / "burn_check" / "words"  # burn-check's command reads its languages there
     assert sorted(path.stem for path in burn_check.glob("*.json")) == sorted(LANGUAGES)
 
@@ -88,11 +103,9 @@ def _texts(table: Any, where: str = "") -> list[tuple[str, str]]:
     return [(where, table)] if isinstance(table, str) else []
 
 
-@pytest.mark.parametrize("path", ["bookkit/words/zh_CN.json", "bookkit/words/checks/zh_CN.json",
-                                  "bookkit/burn_check/words/zh_CN.json"])
+@pytest.mark.parametrize("path", ["bookkit/words/zh_CN.json", "bookkit/burn_check/words/zh_CN.json"])
 def test_chinese_words_punctuate_as_chinese(path: str) -> None:
     import json
-    from pathlib import Path
 
     table = json.loads((Path(__file__).resolve().parents[2] / path).read_text("utf8"))
     found = [(where, text[max(0, m.start() - 15):m.end() + 15]) for where, text in _texts(table)
@@ -116,7 +129,6 @@ def test_the_english_explanations_and_meanings_are_the_engines_own() -> None:
 
 def test_every_pictures_title_in_the_book_has_its_translation() -> None:
     """A picture's title is the chapter's English text, looked up in the part "titles"."""
-    from pathlib import Path
 
     book = Path(__file__).resolve().parents[2] / "book"
     called = re.compile(r"""\b(?:snapshot|step_through)\(\s*(["'])(.+?)\1""")
@@ -129,16 +141,13 @@ def test_every_pictures_title_in_the_book_has_its_translation() -> None:
 
 
 def test_the_chinese_code_map_has_every_module_of_readmes() -> None:
-    """Appendix 1 shows README's map of the code; the Chinese edition's words for it are in
-    locale/zh_CN/code-map.json, by README's module cell: one for every row, none for a row gone."""
-    import json
-    from pathlib import Path
-
+    """Appendix 1 shows README's map of the code; the Chinese edition's words for it are the part
+    "code_map" of zh_CN.json, by README's module cell: one for every row, none for a row gone."""
     root = Path(__file__).resolve().parents[2]
     readme = (root / "README.md").read_text("utf8")
     section = readme.split("\n## Map of the code\n", 1)[1].split("\n## ", 1)[0]
     rows = [line for line in section.splitlines() if line.startswith("|")][2:]
     modules = [line.strip("|").split("|")[0].strip() for line in rows]
-    chinese = json.loads((root / "locale" / "zh_CN" / "code-map.json").read_text("utf8"))
-    assert list(chinese["rows"]) == modules, "code-map.json's modules are not README's, in README's order"
+    chinese = words("zh_CN", "code_map")
+    assert list(chinese["rows"]) == modules, "zh_CN.json's code_map rows are not README's, in README's order"
     assert all(re.search(r"[\u4e00-\u9fff]", row["concept"]) for row in chinese["rows"].values())

@@ -121,10 +121,14 @@ KEYED = ["mlx_autodiff/tape.py", "bookkit/words/en.json", "requirements.txt", "b
 NOT_KEYED = ["book/01-initialized.md", "README.md", "bookkit/site/sphinx_build.py", "bookkit/live/live.js"]
 
 
+WORDS = "bookkit/words/zh_CN.json"
+
+
 def keyed_files(tmp_path: Path) -> str:
     for name in KEYED + NOT_KEYED:
         (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
-        (tmp_path / name).write_text("x\n")
+        (tmp_path / name).write_text('{"x": 1}\n' if name.startswith("bookkit/words/") else "x\n")
+    (tmp_path / WORDS).write_text('{"stepper": {"leaf": "叶子"}, "code_map": {"rows": {}}}\n', "utf8")
     return engine_key(tmp_path)
 
 
@@ -132,8 +136,18 @@ def keyed_files(tmp_path: Path) -> str:
 def test_the_execution_cache_key_changes_with_what_the_chapters_run(tmp_path: Path, changed: str) -> None:
     """The engine and its words, the requirements, and book/_data (a2 and a4 render it)."""
     before = keyed_files(tmp_path)
-    (tmp_path / changed).write_text("y\n")
+    (tmp_path / changed).write_text('{"x": 2}\n' if changed.startswith("bookkit/words/") else "y\n")
     assert engine_key(tmp_path) != before, changed
+
+
+def test_a_words_file_keys_every_part_but_the_code_map(tmp_path: Path) -> None:
+    """The words' part "code_map" is appendix 1's, read at build time (bookkit/site/code_map.py): a
+    translated row of README's map executes no chapter; a word a chapter's picture says does."""
+    before = keyed_files(tmp_path)
+    (tmp_path / WORDS).write_text('{"stepper": {"leaf": "叶子"}, "code_map": {"rows": {"a": {}}}}\n', "utf8")
+    assert engine_key(tmp_path) == before
+    (tmp_path / WORDS).write_text('{"stepper": {"leaf": "叶"}, "code_map": {"rows": {}}}\n', "utf8")
+    assert engine_key(tmp_path) != before
 
 
 @pytest.mark.parametrize("changed", NOT_KEYED)

@@ -275,7 +275,7 @@ def test_appendix_1_shows_readmes_map_with_each_modules_lines(language: str):
     page = SITE / language / "book" / "a1-engine-tour.html"
     [table] = [table for table in page_tables(page) if table[0][1:2] == [lines]]
     shown = table[1:]
-    said = translation(language)  # another edition's words for the map (locale/<language>/code-map.json)
+    said = translation(language)  # another edition's words for the map (words' part code_map)
     rows = [[module, said["rows"][module].get("concept", concept), said["rows"][module].get("burn", burn)]
             if said else [module, concept, burn] for module, concept, burn in readme_map()]
     assert [[module, *rest] for module, _, *rest in shown] == [
