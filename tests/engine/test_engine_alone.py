@@ -82,7 +82,7 @@ def test_installing_the_engine_asks_for_mlx_alone() -> None:
     assert "book" in project["optional-dependencies"]
 
 
-TIER_ALLOWED = ALLOWED | {"pytest", "hypothesis", "numpy", "tiers"}
+TIER_ALLOWED = ALLOWED | {"pytest", "hypothesis", "tiers"}
 """What the engine's tests and the root conftest may import: the engine, its test tools, and their own
 helpers (this folder's modules; `tiers` from tests/helpers/, which imports pytest alone)."""
 
