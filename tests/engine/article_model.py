@@ -1,7 +1,7 @@
 """The article's `initialized(device)` for the engine's tests, which import nothing of the book.
 
 bookkit/runs/methods.py has the same helper for chapter 8's runs; the engine tier keeps its own
-copy so that it runs with MLX, pytest, hypothesis and numpy only (tests/engine/test_engine_alone.py).
+copy so that it runs with MLX, pytest and hypothesis only (tests/engine/test_engine_alone.py).
 """
 
 from __future__ import annotations

@@ -1,10 +1,11 @@
-"""Every op in `mlx_autodiff.tensor.OPS`, written once more for MLX and NumPy, with the inputs to test it on.
+"""Every op in `mlx_autodiff.tensor.OPS`, written once more in plain MLX, with the inputs to test it on.
 
 The engine registers an op with its name and what its backward saves
 (`@op(name, saves=...)`); everything a test needs to call it is here, beside
 its reference. `REFERENCES[name].compute(xp, *arrays, **kwargs)` computes what
-the op named `name` computes, with `xp` either `mlx.core` (for `mx.vjp`) or
-`numpy` (for central differences), and the same keyword arguments as the op
+the op named `name` computes, with `xp` either `mlx.core` (on float32 arrays, for
+`mx.vjp`) or tests/engine/float64.py's `MX64` (on float64 arrays on the CPU, for
+central differences), and the same keyword arguments as the op
 (`dim=0`); `operands` says which shapes it takes (and so how many tensors),
 `kwargs` the other arguments of an example call, `domain` where each input's
 values must lie. `CHECKED_OPS` is the registry, each entry with its reference:
@@ -32,10 +33,10 @@ Operands = Literal["any", "broadcast", "matmul", "matrix"]
 
 @dataclass(frozen=True)
 class OpReference:
-    """What an op computes, written for MLX and NumPy alike, and how the tests call it."""
+    """What an op computes, written once for float32 and float64 MLX arrays, and how the tests call it."""
 
     compute: Callable[..., object]
-    """`compute(xp, *arrays, **kwargs)`, with `xp` `mlx.core` or `numpy`."""
+    """`compute(xp, *arrays, **kwargs)`, with `xp` `mlx.core` or `MX64` (its float64 twin)."""
     operands: Operands = "any"
     kwargs: Mapping[str, object] = field(default_factory=dict)
     """The other arguments of an example call (`{"dim": 0}` for `x.sum_dim(dim=0)`)."""
@@ -84,7 +85,7 @@ def reference_of(name: str) -> OpReference:
         raise LookupError(
             f"tensor.OPS registers an op named {name!r}, but tests/engine/op_references.py has no reference "
             f"for it: add `{name!r}: OpReference(lambda xp, x, ...: ..., ...)` to REFERENCES (written "
-            "once for MLX and NumPy, with the example arguments and domains its tests need), so the "
+            "once with `xp`'s MLX functions, with the example arguments and domains its tests need), so the "
             "op, property and semantics tests can check it."
         )
     return REFERENCES[name]

@@ -6,11 +6,11 @@ needs ("positive", "away from zero") and never builds shapes or values itself.
 
 from __future__ import annotations
 
+import math
 from typing import Literal
 
-import numpy as np
+import mlx.core as mx
 from hypothesis import strategies as st
-from hypothesis.extra import numpy as hnp
 
 Shape = tuple[int, ...]
 Kind = Literal["any", "positive", "nonzero"]
@@ -59,6 +59,8 @@ def _elements(kind: Kind) -> st.SearchStrategy[float]:
     return st.floats(-2.0, 2.0, width=32, allow_subnormal=False)
 
 
-def arrays(shape: Shape, kind: Kind = "any") -> st.SearchStrategy[np.ndarray]:
-    """A float32 array of `shape` with values of `kind`."""
-    return hnp.arrays(np.float32, shape, elements=_elements(kind))
+def arrays(shape: Shape, kind: Kind = "any") -> st.SearchStrategy[mx.array]:
+    """A float32 MLX array of `shape` with values of `kind`, drawn one element at a time (so each shrinks)."""
+    size = math.prod(shape)
+    values = st.lists(_elements(kind), min_size=size, max_size=size)
+    return values.map(lambda drawn: mx.array(drawn, dtype=mx.float32).reshape(shape))

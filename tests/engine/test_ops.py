@@ -4,7 +4,8 @@ Each case runs the op on GRAD leaves, then backward from `(out * C).sum()` with 
 random cotangent C, so the gradients reaching the leaves are the op's
 vector-Jacobian product with C. The same product comes from `mx.vjp` on the
 equivalent MLX expression, and from central differences of `sum(f(x) * C)` in
-float64 NumPy, where the step size does not fight float32 rounding.
+float64 on MLX's CPU (tests/engine/float64.py), where the step size does not
+fight float32 rounding.
 
 The ops are the engine's registry, `tensor.OPS`, and their references and
 example inputs are in tests/engine/op_references.py (`CHECKED_OPS`, one per entry):
@@ -15,13 +16,14 @@ keeps alive is checked against its entry's `saves`.
 
 from __future__ import annotations
 
+import math
 import types
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 import mlx.core as mx
-import numpy as np
 import pytest
+from float64 import MX64, assert_close, assert_equal, float64
 from hypothesis import given
 from hypothesis import strategies as st
 from op_references import CHECKED_OPS, REFERENCES, CheckedOp
@@ -33,7 +35,7 @@ from mlx_autodiff.tensor import OPS
 DEVICE = Device.flex().autodiff()
 BY_NAME = {spec.name: spec for spec in CHECKED_OPS}
 Reference = Callable[..., object]
-"""`ref(xp, *arrays)`: what a case computes, on MLX or NumPy arrays."""
+"""`ref(xp, *arrays)`: what a case computes, with `xp` `mlx.core` (float32) or `MX64` (float64)."""
 
 
 @dataclass(frozen=True)
@@ -91,8 +93,8 @@ CASES = [registered(spec) for spec in CHECKED_OPS] + [
 
 
 def engine_vjp(
-    engine: Callable[..., Tensor], inputs: list[np.ndarray], cotangent: np.ndarray, op: str | None = None
-) -> list[np.ndarray]:
+    engine: Callable[..., Tensor], inputs: list[mx.array], cotangent: mx.array, op: str | None = None
+) -> list[mx.array]:
     """The engine's gradients of `sum(f(x) * C)` on fresh GRAD leaves, checked for shape (and op name)."""
     leaves = [Tensor.from_data(a, DEVICE).require_grad() for a in inputs]
     out = engine(*leaves)
@@ -106,48 +108,47 @@ def engine_vjp(
         assert grad is not None, "a GRAD leaf the output depends on got no gradient"
         assert grad.shape == leaf.shape, "the gradient was not reduced back to its input's shape"
         assert not grad.is_autodiff, "gradients are plain tensors"
-        result.append(np.array(grad.array))
+        result.append(grad.array)
     return result
 
 
-def mlx_vjp(ref: Reference, inputs: list[np.ndarray], cotangent: np.ndarray) -> list[np.ndarray]:
-    _, vjps = mx.vjp(lambda *xs: ref(mx, *xs), [mx.array(a) for a in inputs], [mx.array(cotangent)])
-    return [np.array(v) for v in vjps]
+def mlx_vjp(ref: Reference, inputs: list[mx.array], cotangent: mx.array) -> list[mx.array]:
+    _, vjps = mx.vjp(lambda *xs: ref(mx, *xs), inputs, [cotangent])
+    return vjps
 
 
 def central_differences(
-    ref: Reference, inputs: list[np.ndarray], cotangent: np.ndarray, h: float = 1e-6
-) -> list[np.ndarray]:
-    xs = [a.astype(np.float64) for a in inputs]
-    c = cotangent.astype(np.float64)
+    ref: Reference, inputs: list[mx.array], cotangent: mx.array, h: float = 1e-6
+) -> list[mx.array]:
+    """The gradients of `sum(ref(x) * C)`, one element at a time, in float64 on the CPU.
 
-    def objective(args: list[np.ndarray]) -> float:
-        return float(np.sum(np.asarray(ref(np, *args)) * c))
+    `mx.vmap` evaluates the objective at every element's step up (and down) in one call.
+    """
+    with mx.stream(mx.cpu):
+        xs = [float64(a) for a in inputs]
+        c = float64(cotangent)
+        grads = []
+        for i, x in enumerate(xs):
 
-    grads = []
-    for i, x in enumerate(xs):
-        grad = np.zeros_like(x)
-        for index in np.ndindex(x.shape):
-            up = [a.copy() for a in xs]
-            down = [a.copy() for a in xs]
-            up[i][index] += h
-            down[i][index] -= h
-            grad[index] = (objective(up) - objective(down)) / (2 * h)
-        grads.append(grad)
-    return grads
+            def objective(moved: mx.array, i: int = i) -> mx.array:
+                return mx.sum(ref(MX64, *xs[:i], moved, *xs[i + 1 :]) * c)
+
+            # step k moves element k alone, by exactly h
+            steps = (h * mx.eye(x.size, dtype=mx.float64)).reshape(x.size, *x.shape)
+            slopes = (mx.vmap(objective)(x + steps) - mx.vmap(objective)(x - steps)) / (2 * h)
+            grads.append(slopes.reshape(x.shape))
+        return grads
 
 
-def check(case: Case, inputs: list[np.ndarray], data: st.DataObject) -> None:
-    out_shape = np.shape(case.ref(np, *[a.astype(np.float64) for a in inputs]))
+def check(case: Case, inputs: list[mx.array], data: st.DataObject) -> None:
+    out_shape = case.ref(mx, *inputs).shape  # MLX works out shapes without computing
     cotangent = data.draw(arrays(out_shape), label="cotangent")
     got = engine_vjp(case.call, inputs, cotangent, case.spec.name)
     from_mlx = mlx_vjp(case.ref, inputs, cotangent)
     numeric = central_differences(case.ref, inputs, cotangent)
     for grad, reference, estimate in zip(got, from_mlx, numeric, strict=True):
-        np.testing.assert_allclose(grad, reference, rtol=1e-4, atol=1e-5, err_msg=f"{case} vs mx.vjp")
-        np.testing.assert_allclose(
-            grad, estimate, rtol=1e-3, atol=1e-4, err_msg=f"{case} vs central differences"
-        )
+        assert_close(grad, reference, rtol=1e-4, atol=1e-5, what=f"{case} vs mx.vjp")
+        assert_close(grad, estimate, rtol=1e-3, atol=1e-4, what=f"{case} vs central differences")
 
 
 def operand_shapes(spec: CheckedOp) -> st.SearchStrategy[tuple[Shape, ...]]:
@@ -159,7 +160,7 @@ def operand_shapes(spec: CheckedOp) -> st.SearchStrategy[tuple[Shape, ...]]:
     return shapes(min_dims=2 if spec.operands == "matrix" else 1).map(lambda shape: (shape,))
 
 
-def draw_inputs(data: st.DataObject, case: Case, shape_list: tuple[Shape, ...]) -> list[np.ndarray]:
+def draw_inputs(data: st.DataObject, case: Case, shape_list: tuple[Shape, ...]) -> list[mx.array]:
     pairs = zip(shape_list, case.domain, strict=True)
     return [data.draw(arrays(s, k), label=f"input {i}") for i, (s, k) in enumerate(pairs)]
 
@@ -205,7 +206,7 @@ def test_reductions_over_any_dim(name: str, data: st.DataObject) -> None:
 @given(data=st.data())
 def test_reshape_to_any_shape_of_the_same_size(data: st.DataObject) -> None:
     shape = data.draw(shapes(), label="shape")
-    size = int(np.prod(shape))
+    size = math.prod(shape)
     target = data.draw(st.sampled_from([(size,), (1, size), tuple(reversed(shape)), (-1, 1)]), label="target")
     case = variant(f"reshape({target})", "reshape", lambda x: x.reshape(target), shape=target)
     check(case, draw_inputs(data, case, (shape,)), data)
@@ -213,47 +214,50 @@ def test_reshape_to_any_shape_of_the_same_size(data: st.DataObject) -> None:
 
 def test_matmul_broadcasts_a_batch_against_a_matrix() -> None:
     """The case a Linear on batched input hits: [2, 3, 4] @ [4, 5]; W's gradient sums over the batch."""
-    rng = np.random.default_rng(0)
-    a, b = rng.normal(size=(2, 3, 4)).astype(np.float32), rng.normal(size=(4, 5)).astype(np.float32)
-    cotangent = np.ones((2, 3, 5), np.float32)
+    key_a, key_b = mx.random.split(mx.random.key(0))
+    a, b = mx.random.normal((2, 3, 4), key=key_a), mx.random.normal((4, 5), key=key_b)
+    cotangent = mx.ones((2, 3, 5))
     grad_a, grad_b = engine_vjp(lambda x, w: x.matmul(w), [a, b], cotangent)
-    np.testing.assert_allclose(grad_b, np.einsum("bik,bij->kj", a, cotangent), rtol=1e-5, atol=1e-5)
-    np.testing.assert_allclose(grad_a, cotangent @ b.T, rtol=1e-5, atol=1e-5)
+    with mx.stream(mx.cpu):
+        a64, b64, cotangent64 = float64(a), float64(b), float64(cotangent)
+        want_b, want_a = mx.einsum("bik,bij->kj", a64, cotangent64), cotangent64 @ b64.T
+    assert_close(grad_b, want_b, rtol=1e-5, atol=1e-5)
+    assert_close(grad_a, want_a, rtol=1e-5, atol=1e-5)
 
 
 def test_sum_dim_keeps_the_dim() -> None:
     """Burn's `sum_dim(1)` of [32, 4] is [32, 1], not [32]: the article's target `x.sum_dim(1)`."""
-    x = Tensor.from_data(np.arange(128, dtype=np.float32).reshape(32, 4), DEVICE).require_grad()
+    x = Tensor.from_data(mx.arange(128, dtype=mx.float32).reshape(32, 4), DEVICE).require_grad()
     y = x.sum_dim(1)
     assert y.shape == (32, 1)
-    np.testing.assert_array_equal(np.array(y.array)[:, 0], np.arange(128).reshape(32, 4).sum(axis=1))
+    assert_equal(y.array[:, 0], [sum(range(4 * row, 4 * row + 4)) for row in range(32)])
     grad = y.backward().get(x)
     assert grad is not None and grad.shape == (32, 4)
-    np.testing.assert_array_equal(np.array(grad.array), np.ones((32, 4)))
+    assert_equal(grad.array, [[1.0] * 4] * 32)
 
 
 @given(x=shapes().flatmap(arrays))
-def test_a_node_used_twice_gets_the_sum_of_its_gradients(x: np.ndarray) -> None:
+def test_a_node_used_twice_gets_the_sum_of_its_gradients(x: mx.array) -> None:
     leaf = Tensor.from_data(x, DEVICE).require_grad()
     square = leaf.mul(leaf)
     assert [p.id for p in square.node.parents] == [leaf.node.id, leaf.node.id]
-    np.testing.assert_allclose(np.array(square.sum().backward().get(leaf).array), 2 * x, rtol=1e-6)
+    assert_close(square.sum().backward().get(leaf).array, 2 * x, rtol=1e-6)
 
     leaf = Tensor.from_data(x, DEVICE).require_grad()
     doubled = leaf.add(leaf).sum().backward().get(leaf)
-    np.testing.assert_allclose(np.array(doubled.array), np.full(x.shape, 2.0))
+    assert_close(doubled.array, mx.full(x.shape, 2.0))
 
 
 def test_a_node_reached_through_two_branches_gets_both_gradients() -> None:
     """x feeds `x * y` and `+ x`: d/dx sum(x * y + x) = y + 1, as mx.grad says."""
-    x = np.array([[1.0, -2.0], [0.5, 3.0]], np.float32)
-    y = np.array([[4.0, 0.25], [-1.0, 2.0]], np.float32)
+    x = mx.array([[1.0, -2.0], [0.5, 3.0]])
+    y = mx.array([[4.0, 0.25], [-1.0, 2.0]])
     leaf = Tensor.from_data(x, DEVICE).require_grad()
     other = Tensor.from_data(y, DEVICE)
-    got = np.array(leaf.mul(other).add(leaf).sum().backward().get(leaf).array)
-    want = mx.grad(lambda a: mx.sum(a * mx.array(y) + a))(mx.array(x))
-    np.testing.assert_allclose(got, np.array(want), rtol=1e-6)
-    np.testing.assert_allclose(got, y + 1, rtol=1e-6)
+    got = leaf.mul(other).add(leaf).sum().backward().get(leaf).array
+    want = mx.grad(lambda a: mx.sum(a * y + a))(x)
+    assert_close(got, want, rtol=1e-6)
+    assert_close(got, y + 1, rtol=1e-6)
 
 
 def test_reflected_ops_record_one_node_each() -> None:
@@ -262,7 +266,7 @@ def test_reflected_ops_record_one_node_each() -> None:
     for out, op in [(1.5 - x, "rsub_scalar"), (10.0 / x, "rdiv_scalar"), (2.0**x, "rpow_scalar")]:
         assert out.node.op == op
         assert [p.id for p in out.node.parents] == [x.node.id]
-    np.testing.assert_allclose(np.array((10.0 / x).array), [[10.0, 5.0]])
+    assert_close((10.0 / x).array, [[10.0, 5.0]])
 
 
 def test_a_non_positive_base_is_a_domain_error() -> None:
@@ -331,7 +335,7 @@ EXAMPLE_SHAPES: dict[str, tuple[Shape, ...]] = {
 def test_each_backward_keeps_alive_exactly_what_its_op_saves(spec: CheckedOp) -> None:
     """`@op(..., saves=...)` is checked, not a comment: the step's closure holds exactly those arrays."""
     shapes_in = EXAMPLE_SHAPES[spec.operands][: spec.arity]
-    values = [np.linspace(0.5, 2.0, int(np.prod(shape))).reshape(shape) for shape in shapes_in]
+    values = [mx.linspace(0.5, 2.0, math.prod(shape)).reshape(shape) for shape in shapes_in]
     leaves = [Tensor.from_data(value, DEVICE).require_grad() for value in values]
     out = spec(*leaves)
     assert out.node is not None and out.node.step is not None and out.node.step.backward is not None

@@ -6,9 +6,9 @@ import copy
 import math
 
 import mlx.core as mx
-import numpy as np
 import pytest
 from article_model import initialized
+from float64 import assert_close, assert_equal, float64
 from op_references import CHECKED_OPS
 
 from mlx_autodiff import (
@@ -35,8 +35,9 @@ def grad_leaf(values: object, device: Device = FLEX_AD) -> Tensor:
     return Tensor.from_data(values, device).require_grad()
 
 
-def as_numpy(tensor: Tensor) -> np.ndarray:
-    return np.array(tensor.array, dtype=np.float64)
+def as_float64(tensor: Tensor) -> mx.array:
+    """A tensor's values as a float64 array on the CPU, where the references below compute."""
+    return float64(tensor.array)
 
 
 # ----- leaves and requirements (rules 3-5) ------------------------------------------------
@@ -163,9 +164,9 @@ def test_a_leaf_is_reused_across_many_backward_passes() -> None:
     first = w.square().sum().backward().get(w)
     second = w.mul(5.0).sum().backward().get(w)
     third = w.square().sum().backward().get(w)
-    np.testing.assert_allclose(as_numpy(first), [2.0, -4.0, 6.0])
-    np.testing.assert_allclose(as_numpy(second), [5.0, 5.0, 5.0])
-    np.testing.assert_allclose(as_numpy(third), as_numpy(first))
+    assert_close(first.array, [2.0, -4.0, 6.0])
+    assert_close(second.array, [5.0, 5.0, 5.0])
+    assert_close(third.array, first.array)
 
 
 def test_backward_keeps_only_grad_leaf_gradients() -> None:
@@ -186,7 +187,7 @@ def test_gradients_land_on_the_cpu_original_after_to_device() -> None:
     assert grad is not None and grad.shape == cpu_w.shape
     assert grad.device == FLEX and not grad.device.is_autodiff
     assert grads.device_of(cpu_w.node.id) == FLEX
-    np.testing.assert_allclose(as_numpy(grad), [[1.0, 1.0], [2.0, 2.0]])
+    assert_close(grad.array, [[1.0, 1.0], [2.0, 2.0]])
     assert grads.get(moved) is None, "the moved tensor is in transit: its gradient is not kept"
 
 
@@ -197,7 +198,7 @@ def test_a_mixed_plain_and_autodiff_op_treats_the_plain_side_as_a_constant() -> 
     for out in (w.mul(plain), plain.mul(w)):
         assert out.is_autodiff and out.node.requirement is Requirement.GRAD_IN_BACKWARD
         assert out.node.parents == (w.node,)
-        np.testing.assert_allclose(as_numpy(out.sum().backward().get(w)), [3.0, 5.0])
+        assert_close(out.sum().backward().get(w).array, [3.0, 5.0])
     untracked = Tensor.from_data([1.0, 2.0], FLEX_AD)
     assert untracked.add(plain).node.requirement is Requirement.NONE
 
@@ -233,7 +234,7 @@ def test_clones_of_a_param_share_its_initialization() -> None:
 def test_relocations_and_the_optimizer_keep_every_param_id() -> None:
     model = initialized(FLEX_AD)
     ids = [p.id for p in model.params()]
-    x = Tensor.from_data(np.ones((3, 4), np.float32), FLEX_AD)
+    x = Tensor.from_data(mx.ones((3, 4)), FLEX_AD)
     grads = GradientsParams.from_grads(model.forward(x).sum().backward(), model)
     assert len(grads) == 2
     relocated = {
@@ -260,7 +261,7 @@ def test_fork_makes_fresh_grad_leaves_on_the_target_device() -> None:
         tensor = new.val()
         assert tensor.device == METAL and tensor.is_require_grad()
         assert tensor.node.parents == () and tensor.node.id > old.val().node.id
-        np.testing.assert_array_equal(as_numpy(tensor), as_numpy(old.val()))
+        assert_equal(tensor.array, old.val().array)
 
 
 def test_valid_keeps_the_flag_and_strips_autodiff() -> None:
@@ -290,7 +291,7 @@ def test_train_wraps_plain_params_into_grad_leaves() -> None:
         tensor = new.val()
         assert tensor.is_require_grad() and tensor.node.parents == ()
         assert tensor.device == METAL and tensor.device.is_autodiff
-        np.testing.assert_array_equal(as_numpy(tensor), as_numpy(old.val()))
+        assert_equal(tensor.array, old.val().array)
 
 
 # ----- optimizers (rules 19, 20) -----------------------------------------------------------
@@ -299,7 +300,7 @@ def test_train_wraps_plain_params_into_grad_leaves() -> None:
 def test_the_optimizer_returns_params_without_gradient_untouched_and_updated_ones_as_new_leaves() -> None:
     model = initialized(FLEX_AD, 3, 2)
     before_weight, before_bias = model.weight.val(), model.bias.val()
-    x = Tensor.from_data(np.ones((5, 3), np.float32), FLEX_AD)
+    x = Tensor.from_data(mx.ones((5, 3)), FLEX_AD)
     loss = x.matmul(model.weight.val()).sum()  # the bias takes no part: it gets no gradient
     grads = GradientsParams.from_grads(loss.backward(), model)
     assert grads.param_ids() == [model.weight.id]
@@ -313,46 +314,50 @@ def test_the_optimizer_returns_params_without_gradient_untouched_and_updated_one
 
 def test_sgd_subtracts_lr_times_the_gradient() -> None:
     model = initialized(FLEX_AD, 3, 2)
-    x = np.array([[1.0, -2.0, 0.5], [0.0, 1.0, 3.0]], np.float32)
-    w, b = as_numpy(model.weight.val()), as_numpy(model.bias.val())
+    x = [[1.0, -2.0, 0.5], [0.0, 1.0, 3.0]]
+    w, b = as_float64(model.weight.val()), as_float64(model.bias.val())
     loss = model.forward(Tensor.from_data(x, FLEX_AD)).square().sum()
     grads = GradientsParams.from_grads(loss.backward(), model)
     stepped = SgdConfig().init().step(0.01, model, grads)
-    grad_out = 2 * (x.astype(np.float64) @ w + b)
-    np.testing.assert_allclose(
-        as_numpy(stepped.weight.val()), w - 0.01 * x.T @ grad_out, rtol=1e-5, atol=1e-6
-    )
-    np.testing.assert_allclose(as_numpy(stepped.bias.val()), b - 0.01 * grad_out.sum(0), rtol=1e-5, atol=1e-6)
+    with mx.stream(mx.cpu):
+        x64 = float64(x)
+        grad_out = 2 * (x64 @ w + b)
+        want_w, want_b = w - 0.01 * x64.T @ grad_out, b - 0.01 * grad_out.sum(0)
+    assert_close(stepped.weight.val().array, want_w, rtol=1e-5, atol=1e-6)
+    assert_close(stepped.bias.val().array, want_b, rtol=1e-5, atol=1e-6)
 
 
 def test_adam_matches_the_formula_over_three_steps() -> None:
     """Burn's Adam (crates/burn-optim/src/optim/adam.rs): betas .9/.999, eps 1e-5, bias correction."""
     beta1, beta2, eps, lr = 0.9, 0.999, 1e-5, 0.1
     model = initialized(FLEX_AD, 4, 2)
-    x = np.array([[0.5, -1.0, 2.0, 0.0], [1.5, 0.25, -0.5, 1.0], [-2.0, 1.0, 0.0, 0.5]], np.float32)
-    target = np.array([[1.0, 0.0], [0.0, -1.0], [2.0, 1.0]], np.float32)
-    params = {"weight": as_numpy(model.weight.val()), "bias": as_numpy(model.bias.val())}
-    moments = {name: (np.zeros_like(v), np.zeros_like(v)) for name, v in params.items()}
+    x = [[0.5, -1.0, 2.0, 0.0], [1.5, 0.25, -0.5, 1.0], [-2.0, 1.0, 0.0, 0.5]]
+    target = [[1.0, 0.0], [0.0, -1.0], [2.0, 1.0]]
+    x64, target64 = float64(x), float64(target)
+    params = {"weight": as_float64(model.weight.val()), "bias": as_float64(model.bias.val())}
+    moments = {name: (0.0, 0.0) for name in params}
     optim = AdamConfig().init()
     for t in range(1, 4):
         pred = model.forward(Tensor.from_data(x, FLEX_AD))
         loss = pred.sub(Tensor.from_data(target, FLEX_AD)).square().mean()
         grads = GradientsParams.from_grads(loss.backward(), model)
-        # the gradient of the mean squared error, by hand, at the reference parameters
-        residual = 2 * (x.astype(np.float64) @ params["weight"] + params["bias"] - target) / target.size
-        hand_grads = {"weight": x.T @ residual, "bias": residual.sum(0)}
+        with mx.stream(mx.cpu):
+            # the gradient of the mean squared error, by hand, at the reference parameters
+            residual = 2 * (x64 @ params["weight"] + params["bias"] - target64) / target64.size
+            hand_grads = {"weight": x64.T @ residual, "bias": residual.sum(0)}
         for name, g in hand_grads.items():
-            got = as_numpy(grads.get(getattr(model, name).id))
-            np.testing.assert_allclose(got, g, rtol=1e-4, atol=1e-6, err_msg=f"{name} gradient")
-            m, v = moments[name]
-            m = beta1 * m + (1 - beta1) * g
-            v = beta2 * v + (1 - beta2) * g * g
-            moments[name] = (m, v)
-            m_hat, v_hat = m / (1 - beta1**t), v / (1 - beta2**t)
-            params[name] = params[name] - lr * m_hat / (np.sqrt(v_hat) + eps)
+            got = grads.get(getattr(model, name).id).array
+            assert_close(got, g, rtol=1e-4, atol=1e-6, what=f"{name} gradient")
+            with mx.stream(mx.cpu):
+                m, v = moments[name]
+                m = beta1 * m + (1 - beta1) * g
+                v = beta2 * v + (1 - beta2) * g * g
+                moments[name] = (m, v)
+                m_hat, v_hat = m / (1 - beta1**t), v / (1 - beta2**t)
+                params[name] = params[name] - lr * m_hat / (mx.sqrt(v_hat) + eps)
         model = optim.step(lr, model, grads)
-        np.testing.assert_allclose(as_numpy(model.weight.val()), params["weight"], rtol=1e-4, atol=1e-5)
-        np.testing.assert_allclose(as_numpy(model.bias.val()), params["bias"], rtol=1e-4, atol=1e-5)
+        assert_close(model.weight.val().array, params["weight"], rtol=1e-4, atol=1e-5)
+        assert_close(model.bias.val().array, params["bias"], rtol=1e-4, atol=1e-5)
 
 
 # ----- Linear (crates/burn-nn/src/modules/linear.rs) -------------------------------------------
@@ -364,11 +369,15 @@ def test_linear_layout_and_init_bounds() -> None:
     weight, bias = model.weight.val(), model.bias.val()
     assert weight.shape == (d_input, d_output) and bias.shape == (d_output,)
     bound = 1 / math.sqrt(d_input)
-    assert np.all(np.abs(as_numpy(weight)) <= bound) and np.all(np.abs(as_numpy(bias)) <= bound)
-    assert np.std(as_numpy(weight)) > 0, "the weights are drawn, not constant"
-    x = np.arange(2 * d_input, dtype=np.float32).reshape(2, d_input) / 10
+    with mx.stream(mx.cpu):
+        w64, b64 = as_float64(weight), as_float64(bias)
+        assert mx.all(mx.abs(w64) <= bound).item() and mx.all(mx.abs(b64) <= bound).item()
+        assert mx.std(w64).item() > 0, "the weights are drawn, not constant"
+    x = mx.arange(2 * d_input, dtype=mx.float32).reshape(2, d_input) / 10
     out = model.forward(Tensor.from_data(x, FLEX_AD))
-    np.testing.assert_allclose(as_numpy(out), x @ as_numpy(weight) + as_numpy(bias), rtol=1e-5, atol=1e-5)
+    with mx.stream(mx.cpu):
+        want = float64(x) @ w64 + b64
+    assert_close(out.array, want, rtol=1e-5, atol=1e-5)
 
 
 def test_linear_without_bias_has_one_param() -> None:
@@ -397,12 +406,12 @@ def test_metal_says_when_it_is_a_cpu_stand_in() -> None:
 
 
 def test_seed_makes_draws_reproducible() -> None:
-    def draws(seed: int) -> list[np.ndarray]:
+    def draws(seed: int) -> list[mx.array]:
         FLEX.seed(seed)
-        return [as_numpy(Tensor.random([3, 4], Distribution.uniform(-1.0, 1.0), FLEX_AD)) for _ in range(2)]
+        return [Tensor.random([3, 4], Distribution.uniform(-1.0, 1.0), FLEX_AD).array for _ in range(2)]
 
     first, again, other = draws(7), draws(7), draws(8)
-    np.testing.assert_array_equal(first[0], again[0])
-    np.testing.assert_array_equal(first[1], again[1])
-    assert not np.array_equal(first[0], first[1]), "each draw takes a new key"
-    assert not np.array_equal(first[0], other[0])
+    assert_equal(first[0], again[0])
+    assert_equal(first[1], again[1])
+    assert not mx.array_equal(first[0], first[1]).item(), "each draw takes a new key"
+    assert not mx.array_equal(first[0], other[0]).item()
