@@ -57,6 +57,36 @@ class Scenario:
         return model
 
 
+@dataclass(frozen=True)
+class Mixed:
+    """A `Linear` holding one scenario's weight and another's bias, each relocated its own way.
+
+    No relocation method makes one: each moves the whole model one way, so both
+    parameters are of the same kind. This book builds it (chapter 13's exercise)
+    to show that each parameter's kind decides its own part of the outcome:
+    `run` trains it like any scenario. Both parameters end on `TARGET`.
+    """
+
+    weight_from: Scenario
+    bias_from: Scenario
+
+    @property
+    def name(self) -> str:
+        """`ad-fork.weight + ad-to_device.bias`: whose weight, whose bias."""
+        return f"{self.weight_from.name}.weight + {self.bias_from.name}.bias"
+
+    @property
+    def label(self) -> str:
+        return self.name
+
+    def build(self) -> Linear:
+        """Both scenarios' models, built as `run` builds one; the new Linear keeps their parameters."""
+        weight = self.weight_from.build()
+        bias = self.bias_from.build()
+        assert isinstance(weight, Linear) and isinstance(bias, Linear)
+        return Linear(weight.weight, bias.bias)
+
+
 def initialized(device: Device, d_input: int = 4, d_output: int = 1) -> Linear:
     """The article's `initialized(device)`: a Linear built on `device` whose parameters were read once.
 

@@ -26,7 +26,7 @@ from typing import Literal
 from bookkit.pictures.graph import Graph, snapshot
 from bookkit.pictures.render import Drawing
 from bookkit.runs.combinations import COMBINATIONS, Relocation
-from bookkit.runs.methods import EXTRA_SCENARIOS, SCENARIOS, TARGET, Scenario, initialized
+from bookkit.runs.methods import EXTRA_SCENARIOS, SCENARIOS, TARGET, Mixed, Scenario, initialized
 from bookkit.words import languages, say, words
 from mlx_autodiff.device import Device
 from mlx_autodiff.errors import AutodiffError
@@ -37,7 +37,7 @@ from mlx_autodiff.optim import AdamConfig, GradientsParams, Optimizer
 from mlx_autodiff.tensor import Distribution, Tensor
 
 __all__ = [  # the methods' names too: chapters import every job's names from this one module
-    "COMBINATIONS", "EXTRA_SCENARIOS", "OUTCOMES", "SCENARIOS", "TARGET", "Outcome", "RunError",
+    "COMBINATIONS", "EXTRA_SCENARIOS", "OUTCOMES", "SCENARIOS", "TARGET", "Mixed", "Outcome", "RunError",
     "RunRecord", "Scenario", "Snapshot", "StepRecord", "UnknownScenarioError", "initialized", "main",
     "run", "run_all", "run_isolated", "summary_table",
 ]
@@ -177,12 +177,13 @@ class RunRecord:
 # ----- running ---------------------------------------------------------------------
 
 
-def run(name_or_scenario: str | Scenario, steps: int = 5) -> RunRecord:
-    """Build, relocate and train one scenario; engine errors end the run and are recorded.
+def run(name_or_scenario: str | Scenario | Mixed, steps: int = 5) -> RunRecord:
+    """Build, relocate and train one scenario (or a `Mixed` model); engine errors end the run and are
+    recorded.
 
     Only `AutodiffError`s are caught: any other exception is a bug and propagates.
     """
-    scenario = name_or_scenario if isinstance(name_or_scenario, Scenario) else _lookup(name_or_scenario)
+    scenario = _lookup(name_or_scenario) if isinstance(name_or_scenario, str) else name_or_scenario
     if steps < 0:
         raise ValueError(f"run(..., steps={steps}): the number of steps must be 0 or more.")
     Device.flex().seed(0)
@@ -209,7 +210,8 @@ def run(name_or_scenario: str | Scenario, steps: int = 5) -> RunRecord:
 
 
 def _step(
-    scenario: Scenario, k: int, model: Module, x: Tensor, y: Tensor, optim: Optimizer, record: RunRecord
+    scenario: Scenario | Mixed, k: int, model: Module, x: Tensor, y: Tensor, optim: Optimizer,
+    record: RunRecord,
 ) -> Module:
     """One iteration of the article's loop; appends to `record` only if it completes."""
     loss = MseLoss().forward(model.forward(x), y, Reduction.MEAN)
@@ -236,17 +238,20 @@ def _step(
     return model
 
 
-def _run_title(phase: str, scenario: Scenario, k: int) -> dict[str, str]:
+def _run_title(phase: str, scenario: Scenario | Mixed, k: int) -> dict[str, str]:
     """A snapshot's title in every language: "ad-fork: step 1, after backward". A method is named as
-    the book names it (the article's names); a combination only the explorer runs is named by its
-    choices in each language ("flex（懒参数） -> fork"), its own name being a key (`flex-lazy-fork`)."""
+    the book names it (the article's names), a `Mixed` model by its methods' names; a combination only
+    the explorer runs is named by its choices in each language ("flex（懒参数） -> fork"), its own name
+    being a key (`flex-lazy-fork`)."""
     from bookkit.explorer.words import WORDS  # the explorer's package imports this module: imported here
 
-    named = scenario.name in SCENARIOS or scenario.name in EXTRA_SCENARIOS
-    written = Relocation.of(scenario.moves).written
-    return {code: say(words(code, "run_titles")[phase], k=k, name=scenario.name if named else
-                      WORDS[code].combination_label(scenario.built_on, scenario.read_first, written))
-            for code in languages()}
+    if isinstance(scenario, Mixed) or scenario.name in SCENARIOS or scenario.name in EXTRA_SCENARIOS:
+        names = dict.fromkeys(languages(), scenario.name)
+    else:
+        written = Relocation.of(scenario.moves).written
+        names = {code: WORDS[code].combination_label(scenario.built_on, scenario.read_first, written)
+                 for code in languages()}
+    return {code: say(words(code, "run_titles")[phase], k=k, name=names[code]) for code in languages()}
 
 
 def _run_error(err: AutodiffError, step: int | None) -> RunError:

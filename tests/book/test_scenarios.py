@@ -13,9 +13,10 @@ import pytest
 from article import ARTICLE, EXPECTED
 
 from bookkit.runs import scenarios
-from bookkit.runs.methods import EXTRA_SCENARIOS, SCENARIOS, Scenario, article_methods
+from bookkit.runs.methods import EXTRA_SCENARIOS, SCENARIOS, Mixed, Scenario, article_methods
 from bookkit.runs.scenarios import (
     OUTCOMES,
+    TARGET,
     RunError,
     RunRecord,
     StepRecord,
@@ -164,6 +165,28 @@ def test_a_scenario_defined_on_the_spot_runs() -> None:
     assert (record.error.type, record.error.step) == ("AlreadyAutodiffError", None)
     assert record.require_grad is None and record.steps == []
     assert record.outcome == "crash-before-training"
+
+
+def test_a_mixed_model_runs_each_parameter_as_its_own_method_left_it() -> None:
+    """One method's weight beside another's bias: each parameter's kind decides its own part. A Grad weight
+    gets its gradient at step 0, the bias's to_device step is consumed there, and step 1 stops."""
+    mixed = Mixed(SCENARIOS["ad-fork"], SCENARIOS["ad-to_device"])
+    model = mixed.build()
+    assert [name for name, _ in model.named_params()] == ["weight", "bias"]
+    assert model.weight.is_require_grad() and model.bias.val().node.op == "to_device"
+    assert {p.val().device for p in model.params()} == {TARGET}
+    record = run(mixed)
+    assert record.name == "ad-fork.weight + ad-to_device.bias"
+    assert [s.grads for s in record.steps] == [1]
+    assert record.error is not None and (record.error.type, record.error.step) == ("TapeConsumedError", 1)
+    assert record.outcome == "crash-later"
+    graph = record.snapshots[0].graph
+    assert graph.title.startswith(mixed.name) and graph.translations["zh_CN"].title.startswith(mixed.name)
+
+
+def test_a_mixed_model_with_a_plain_bias_trains_only_its_weight() -> None:
+    record = run(Mixed(SCENARIOS["ad-fork"], SCENARIOS["plain-fork"]))
+    assert record.error is None and [s.grads for s in record.steps] == [1] * 5
 
 
 def test_no_grad_move_crashes_at_step_0() -> None:

@@ -1319,6 +1319,111 @@ WRONG: dict[str, list[Answer]] = {
             "step 0 (issue 39's second learner)",
             "failed:outcome",
         ),
+        Answer(
+            "def predict(model):\n"
+            "    t = model.weight.val()\n"
+            "    if t.is_require_grad():\n"
+            "        return 'trains'\n"
+            "    if t.node is not None and t.node.op == 'to_device':\n"
+            "        return 'silent-then-crash'\n"
+            "    return 'crash-at-step-0'\n",
+            "looks only at the weight: right while both parameters are of one kind, wrong for a mixed model "
+            "(a Grad weight beside a to_device output, a plain bias or an untracked one)",
+            "failed:outcome",
+        ),
+        Answer(
+            "def predict(model):\n"
+            "    ts = [p.val() for p in model.params()]\n"
+            "    if any(t.is_require_grad() for t in ts):\n"
+            "        return 'trains'\n"
+            "    if any(t.node is not None and t.node.op == 'to_device' for t in ts):\n"
+            "        return 'silent-then-crash'\n"
+            "    return 'crash-at-step-0'\n",
+            "one Grad leaf taken for a model that trains: a to_device output beside it still fails at step "
+            "1, a plain or untracked one never gets a gradient",
+            "failed:outcome",
+            on_the_page=True,
+        ),
+        Answer(
+            "def predict(model):\n"
+            "    ts = [p.val() for p in model.params()]\n"
+            "    kinds = ['grad' if t.is_require_grad() else 'to_device' if t.node is not None"
+            " and t.node.op == 'to_device' else 'untracked' for t in ts]\n"
+            "    if len(set(kinds)) > 1:\n"
+            "        return 'crash-later'\n"
+            "    return {'grad': 'trains', 'to_device': 'silent-then-crash',"
+            " 'untracked': 'crash-at-step-0'}[kinds[0]]\n",
+            "every mixed model taken for crash-later: only a to_device output beside a Grad leaf errors "
+            "after steps with gradients",
+            "failed:outcome",
+        ),
+        Answer(
+            "def predict(model):\n"
+            "    ts = [p.val() for p in model.params()]\n"
+            "    ts = [t for t in ts if t.node is None or t.is_require_grad() or t.node.op == 'to_device']\n"
+            "    kinds = ['grad' if t.is_require_grad() else 'to_device' if t.node is not None"
+            " and t.node.op == 'to_device' else 'untracked' for t in ts]\n"
+            "    if 'to_device' in kinds:\n"
+            "        return 'crash-later' if 'grad' in kinds else 'silent-then-crash'\n"
+            "    if 'grad' not in kinds:\n"
+            "        return 'crash-at-step-0'\n"
+            "    return 'trains' if kinds.count('grad') == len(kinds) else 'partly-trains'\n",
+            "leaves the untracked leaves out (as if no_grad removed the parameter): they are still "
+            "parameter tensors that never get a gradient",
+            "failed:outcome",
+        ),
+        Answer(
+            "def predict(model):\n"
+            "    ts = [p.val() for p in model.params()]\n"
+            "    kinds = ['grad' if t.is_require_grad() else 'to_device' if t.node is not None"
+            " and t.node.op == 'to_device' else 'untracked' for t in ts]\n"
+            "    if 'to_device' in kinds:\n"
+            "        return 'crash-later' if 'grad' in kinds else 'silent-then-crash'\n"
+            "    return 'trains' if 'grad' in kinds else 'crash-at-step-0'\n",
+            "no error taken for training: a parameter that never gets a gradient is partly-trains",
+            "failed:outcome",
+        ),
+        Answer(
+            "def predict(model):\n"
+            "    ts = [p.val() for p in model.params()]\n"
+            "    kinds = ['grad' if t.is_require_grad() else 'to_device' if t.node is not None"
+            " and t.node.op == 'to_device' else 'untracked' for t in ts]\n"
+            "    if 'to_device' in kinds:\n"
+            "        return 'crash-later' if 'grad' in kinds else 'silent-then-crash'\n"
+            "    if 'grad' not in kinds:\n"
+            "        return 'crash-at-step-0'\n"
+            "    meant = model.num_trainable_param_tensors()\n"
+            "    return 'trains' if kinds.count('grad') >= meant else 'partly-trains'\n",
+            "counts against the parameter tensors meant to train (chapter 12's guard): a frozen parameter "
+            "still gets no gradient, and the exercise counts every parameter tensor",
+            "failed:outcome",
+        ),
+        Answer(
+            "def predict(model):\n"
+            "    tensors = [param.val() for param in model.params()]\n"
+            "    if all(tensor.is_require_grad() for tensor in tensors):\n"
+            "        return 'trains'\n"
+            "    if any(tensor.node is not None and tensor.node.op == 'to_device' for tensor in tensors):\n"
+            "        return 'silent-then-crash'\n"
+            "    return 'crash-at-step-0'\n",
+            "the book's solution before mixed models: a whole-model rule, wrong when the two parameters "
+            "differ in kind",
+            "failed:outcome",
+        ),
+        Answer(
+            "def predict(model):\n"
+            "    ts = [p.val() for p in model.params()]\n"
+            "    kinds = ['grad' if t.is_require_grad() else 'to_device' if t.node is not None"
+            " and t.node.op == 'to_device' else 'untracked' for t in ts]\n"
+            "    if 'to_device' in kinds:\n"
+            "        return 'silent-then-crash' if set(kinds) == {'to_device'} else 'crash-later'\n"
+            "    if 'grad' not in kinds:\n"
+            "        return 'crash-at-step-0'\n"
+            "    return 'trains' if kinds.count('grad') == len(kinds) else 'partly-trains'\n",
+            "any parameter beside a to_device output taken for one that collects gradients: a plain or "
+            "untracked one gets none, so the steps before the error have 0",
+            "failed:outcome",
+        ),
     ],
 }
 
@@ -1670,6 +1775,21 @@ TAMPERING: dict[str, list[Answer]] = {
 }
 
 RIGHT: dict[str, list[Answer]] = {
+    "ex-13-predict": [
+        Answer(
+            "def predict(model):\n"
+            "    params = model.params()\n"
+            "    grads = sum(p.is_require_grad() for p in params)\n"
+            "    moved = sum(p.val().node is not None and p.val().node.op == 'to_device' for p in params)\n"
+            "    if moved:\n"
+            "        return 'crash-later' if grads else 'silent-then-crash'\n"
+            "    if not grads:\n"
+            "        return 'crash-at-step-0'\n"
+            "    return 'trains' if grads == model.num_param_tensors() else 'partly-trains'\n",
+            "counts the Grad leaves and the to_device outputs, then compares with num_param_tensors() "
+            "(chapter 12's count)",
+        ),
+    ],
     "ex-11-half-and-half": [
         Answer(
             "class Halves(Module):\n"
