@@ -813,7 +813,7 @@ def test_download_my_notebook_works_after_make_live_stopped(open_page, tmp_path,
 def test_chapter_12s_report_links_its_chapters_relatively() -> None:
     """The learner's finding: the report linked to http://127.0.0.1:8000/... (site_layout.LOCAL_PORT),
     dead when the book is served on another port or published elsewhere."""
-    from mlx_autodiff import site_layout
+    from bookkit.site import layout as site_layout
 
     for edition in EDITIONS:
         page = SITE / edition / "book" / "12-am-i-hit.html"
