@@ -10,7 +10,7 @@ markup (the pictures), the JSON data the page scripts show (`<script type="appli
 and each image as a hash of its bytes. Beside the pages, the notebooks a reader downloads
 (`exercises/`, `notebooks/`) as their cells' text, and the data files the pages' scripts fetch
 (`*.json` and `*.svg` under the edition, outside `_static/`). Asset paths are the one thing
-normalised: a link or source into `_static/`, `_images/`, `_thebe/` or `_mathjax/` keeps only its
+normalised (and parameters' random ids): a link or source into `_static/`, `_images/`, `_thebe/` or `_mathjax/` keeps only its
 file name, and Sphinx's content hash in a file name (`mystnb.<hash>.css`) is dropped.
 `--compare` prints the files that differ (a unified diff of each, cut short) and exits 1 if any do.
 """
@@ -30,12 +30,14 @@ SKIPPED = {"script", "style", "noscript"}
 READ_ATTRIBUTES = ("alt", "title", "aria-label", "placeholder", "value", "data-tooltip")
 ASSET = re.compile(r"(?:\.\./)*(?:[\w.-]+/)*(?:_static|_images|_thebe|_mathjax)/(?:[\w.@-]+/)*([\w.@-]+)")
 HASHED = re.compile(r"\.[0-9a-f]{32,64}(\.(?:css|js))")
+PARAM_ID = re.compile(r"ParamId\([0-9a-f]{16}\)")
+"""A parameter's id is random in every process (as Burn's u64 is), so two builds never print the same one."""
 SKIPPED_FOLDERS = {"_static", "_sources", "_images", "_thebe", "_mathjax", ".doctrees"}
 SKIPPED_PAGES = {"genindex.html", "search.html"}
 
 
 def normalised(text: str) -> str:
-    return HASHED.sub(r"\1", ASSET.sub(r"ASSET/\1", text))
+    return PARAM_ID.sub("ParamId(…)", HASHED.sub(r"\1", ASSET.sub(r"ASSET/\1", text)))
 
 
 class Visible(HTMLParser):
