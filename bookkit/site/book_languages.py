@@ -112,6 +112,7 @@ from sphinx_exercise.directive import ExerciseDirective, ExerciseStartDirective
 from sphinx_exercise.nodes import exercise_enumerable_node, exercise_node, exercise_subtitle
 from sphinx_external_toc.events import InsertToctrees
 
+from bookkit.site.assets import add_assets
 from bookkit.site.layout import page_path, relative, url
 from bookkit.words import PLACEHOLDER, say, words
 from bookkit.words.explained import explained
@@ -581,6 +582,7 @@ class TranslateTocCaptions(SphinxTransform):
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
+    add_assets(app, Path(__file__).parent, ["switcher.js"])  # the switcher keeps the anchor and the query
     app.add_config_value("book_languages", [], "html", types=[list])
     app.add_config_value("book_executed_folder", "", "env", types=[str])
     app.add_config_value("book_site_baseurl", "", "html", types=[str])  # the site's, above the editions

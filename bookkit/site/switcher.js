@@ -1,4 +1,5 @@
-/* The language switcher (_templates/language-switcher.html) opens the same place in the other edition:
+/* The language switcher (_templates/language-switcher.html; this file is served by book_languages.py)
+ * opens the same place in the other edition:
  * the in-page anchor (#fork-by-hand) and, on the search page, the query (?q=...) go along. The link
  * itself points at the page without them, so it works without JavaScript; this only adds what the
  * address bar holds when the link is followed. No dependencies; a page without a switcher is untouched.
