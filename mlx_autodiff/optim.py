@@ -127,7 +127,8 @@ class AdamConfig:
             # the step's numbers, computed on the host as Burn's `AdaptiveMomentum::transform` does
             bias_correction2_sqrt = math.sqrt(1 - self.beta_2**time)
             combined_factor = bias_correction2_sqrt / (1 - self.beta_1**time)
-            values, moment_1, moment_2 = _adam(
+            adam = _adam_fused if mx.default_device() == mx.gpu else _adam
+            values, moment_1, moment_2 = adam(
                 values, grad, moment_1, moment_2, self.beta_1, self.beta_2,
                 mx.array(combined_factor), mx.array(self.epsilon * bias_correction2_sqrt), mx.array(lr),
             )
@@ -137,7 +138,6 @@ class AdamConfig:
         return Optimizer(update)
 
 
-@mx.compile
 def _adam(
     values: mx.array, grad: mx.array, moment_1: mx.array, moment_2: mx.array, beta_1: float, beta_2: float,
     combined_factor: mx.array, epsilon_corrected: mx.array, lr: mx.array,
@@ -146,19 +146,22 @@ def _adam(
     `AdaptiveMomentum::transform`, without weight decay or amsgrad).
 
     Zero moments on the first step give exactly Burn's first-step moments,
-    `grad * (1 - beta)`. Compiled, so that MLX fuses the dozen elementwise ops
-    into one kernel instead of scheduling each one (on the article's small
-    model, scheduling costs more than the arithmetic): the same operations.
-    The step's numbers come as arrays because `mx.compile` traces the function
-    again for every new Python number
-    (https://ml-explore.github.io/mlx/build/html/usage/compile.html). Where MLX
-    cannot compile (its CPU backend without a C++ compiler), it runs the
-    function as written (mlx/compile.cpp, `skip_compile`).
+    `grad * (1 - beta)`. The step's numbers come as arrays, so that the fused
+    version below is traced once: `mx.compile` traces a function again for every
+    new Python number (https://ml-explore.github.io/mlx/build/html/usage/compile.html).
     """
     moment_1 = moment_1 * beta_1 + grad * (1 - beta_1)
     moment_2 = moment_2 * beta_2 + mx.square(grad) * (1 - beta_2)
     update = moment_1 * combined_factor / (mx.sqrt(moment_2) + epsilon_corrected)
     return values - update * lr, moment_1, moment_2
+
+
+_adam_fused = mx.compile(_adam)
+"""The same step as one GPU kernel: on the article's small model, scheduling a dozen elementwise ops
+costs more than their arithmetic. Only on the GPU, whose kernels MLX builds in memory: on the CPU,
+MLX 0.32.4 compiles into a shared library in the temporary folder, written in place and loaded if
+present (mlx/backend/cpu/compiled.cpp, `compile`), so two processes compiling it at once (the book's
+chapters run side by side) could load a half-written one."""
 
 
 @dataclass(frozen=True)
