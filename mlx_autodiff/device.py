@@ -68,12 +68,20 @@ class Device:
         """The plain flavour of this device: nothing is recorded."""
         return _flavour(self.kind, False) if self.is_autodiff else self
 
-    @property
+    @functools.cached_property
     def mlx_device(self) -> mx.Device:
-        """The MLX device that runs this logical device's ops."""
+        """The MLX device that runs this logical device's ops (found once: every op asks)."""
         if self.kind == "metal" and accelerator_backend() is not None:
             return mx.gpu
         return mx.cpu
+
+    def is_mlx_default(self) -> bool:
+        """True when MLX's default device is this one's: its ops need no stream of their own.
+
+        Ops and backward steps ask before each run: entering `mx.stream` costs
+        more than a small op, and on MLX's default device it changes nothing.
+        """
+        return mx.default_device() == self.mlx_device
 
     @property
     def is_stand_in(self) -> bool:

@@ -14,6 +14,7 @@ very nodes whose steps the last backward consumed.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -119,17 +120,48 @@ class AdamConfig:
         moments: dict[ParamId, tuple[mx.array, mx.array, int]] = {}
 
         def update(param_id: ParamId, values: mx.array, grad: mx.array, lr: float) -> mx.array:
-            state = moments.get(param_id)
-            m, v, t = state if state is not None else (mx.zeros_like(grad), mx.zeros_like(grad), 0)
-            m = self.beta_1 * m + (1 - self.beta_1) * grad
-            v = self.beta_2 * v + (1 - self.beta_2) * grad * grad
-            t += 1
-            moments[param_id] = (m, v, t)
-            m_hat = m / (1 - self.beta_1**t)
-            v_hat = v / (1 - self.beta_2**t)
-            return values - lr * m_hat / (mx.sqrt(v_hat) + self.epsilon)
+            if param_id not in moments:
+                moments[param_id] = (mx.zeros_like(grad), mx.zeros_like(grad), 0)
+            moment_1, moment_2, time = moments[param_id]
+            time += 1
+            # the step's numbers, computed on the host as Burn's `AdaptiveMomentum::transform` does
+            bias_correction2_sqrt = math.sqrt(1 - self.beta_2**time)
+            combined_factor = bias_correction2_sqrt / (1 - self.beta_1**time)
+            adam = _adam_fused if mx.default_device() == mx.gpu else _adam
+            values, moment_1, moment_2 = adam(
+                values, grad, moment_1, moment_2, self.beta_1, self.beta_2,
+                mx.array(combined_factor), mx.array(self.epsilon * bias_correction2_sqrt), mx.array(lr),
+            )
+            moments[param_id] = (moment_1, moment_2, time)
+            return values
 
         return Optimizer(update)
+
+
+def _adam(
+    values: mx.array, grad: mx.array, moment_1: mx.array, moment_2: mx.array, beta_1: float, beta_2: float,
+    combined_factor: mx.array, epsilon_corrected: mx.array, lr: mx.array,
+) -> tuple[mx.array, mx.array, mx.array]:
+    """One parameter's Adam step: the new values and moments (Burn: adam.rs, `step` and
+    `AdaptiveMomentum::transform`, without weight decay or amsgrad).
+
+    Zero moments on the first step give exactly Burn's first-step moments,
+    `grad * (1 - beta)`. The step's numbers come as arrays, so that the fused
+    version below is traced once: `mx.compile` traces a function again for every
+    new Python number (https://ml-explore.github.io/mlx/build/html/usage/compile.html).
+    """
+    moment_1 = moment_1 * beta_1 + grad * (1 - beta_1)
+    moment_2 = moment_2 * beta_2 + mx.square(grad) * (1 - beta_2)
+    update = moment_1 * combined_factor / (mx.sqrt(moment_2) + epsilon_corrected)
+    return values - update * lr, moment_1, moment_2
+
+
+_adam_fused = mx.compile(_adam)
+"""The same step as one GPU kernel: on the article's small model, scheduling a dozen elementwise ops
+costs more than their arithmetic. Only on the GPU, whose kernels MLX builds in memory: on the CPU,
+MLX 0.32.4 compiles into a shared library in the temporary folder, written in place and loaded if
+present (mlx/backend/cpu/compiled.cpp, `compile`), so two processes compiling it at once (the book's
+chapters run side by side) could load a half-written one."""
 
 
 @dataclass(frozen=True)

@@ -62,10 +62,9 @@ def _on_device(method: Method) -> Method:
 
     @functools.wraps(method)
     def run(self: Tensor, *args: object, **kwargs: object) -> Tensor:
-        device = self.device.mlx_device
-        if mx.default_device() == device:  # a stream there would change nothing, and costs more than the op
+        if self.device.is_mlx_default():
             return method(self, *args, **kwargs)
-        with mx.stream(device):
+        with mx.stream(self.device.mlx_device):
             return method(self, *args, **kwargs)
 
     return run
