@@ -127,7 +127,7 @@ def test_every_error_a_page_shows_is_explained_in_chinese(case: str) -> None:
     wrapped or not (a chapter may print a message at 76 columns)."""
     import textwrap
 
-    from test_zh_phrases import VERBATIM, english_phrases
+    from english_phrases import VERBATIM, english_phrases
 
     message = MESSAGES[case]
     kept = {"backward", "loss", "tape", "autodiff", "GRAD", "fork", "metal", "flex", "weight", "bias"}  # kept
@@ -144,7 +144,7 @@ def test_messages_printed_one_after_another_are_each_explained() -> None:
     must not be found across two (`{n} of {total} ...` from a word of the message before it)."""
     import textwrap
 
-    from test_zh_phrases import english_phrases
+    from english_phrases import english_phrases
 
     cases = ["NotTrainableError (to_device)", "NotTrainableError (plain)", "MissingGradientsError"]
     printed = "\n\n".join("\n".join(textwrap.fill(f"{case}: {line}", 76, subsequent_indent="    ")
