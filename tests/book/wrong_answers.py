@@ -918,6 +918,17 @@ WRONG: dict[str, list[Answer]] = {
             "the stored flag taken for the kind (a reviewer's try)",
             "failed:kind",
         ),
+        Answer(
+            "def kind_after_to_device(model):\n"
+            "    w = model.weight\n"
+            "    if not w.is_initialized():\n"
+            "        return \"lazy\"\n"
+            "    return \"plain\" if w.device.name == \"flex\" else \"node\"\n",
+            "takes 'plain' for 'on flex': a plain model on metal (or a valid() copy there) is plain "
+            "too (issue 39's third learner, who passed it in both editions and live)",
+            "failed:kind",
+            on_the_page=True,
+        ),
     ],
     "ex-10-plain-fork": [
         Answer(
