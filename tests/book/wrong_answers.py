@@ -170,6 +170,38 @@ WRONG: dict[str, list[Answer]] = {
             "forks, then freezes every parameter (a reviewer's try)",
             "failed:no_train",
         ),
+        Answer(
+            "\n"
+            "import mlx.core as mx\n"
+            "def place(model, device):\n"
+            "    zeroed = {n: mx.zeros_like(p.val().array) for n, p in model.named_params()}\n"
+            "    for (n, p) in model.named_params():\n"
+            "        p.val().array = zeroed[n]\n"
+            "    return model.fork(device)\n",
+            "zeroes the given model's arrays in place, then forks: a check that compared with the source "
+            "after place ran saw equal values (issue 39's third learner, both editions)",
+            "failed:values",
+            on_the_page=True,
+        ),
+        Answer(
+            "import mlx.core as mx\n"
+            "def place(model, device):\n"
+            "    for p in model.params():\n"
+            "        p.val().array = mx.zeros_like(p.val().array)   # changes the model it was given\n"
+            "    return model.fork(device)\n",
+            "the same in other words (the third learner's report)",
+            "failed:values",
+        ),
+        Answer(
+            "import mlx.core as mx\n"
+            "def place(model, device):\n"
+            "    placed = model.fork(device)\n"
+            "    for p in model.params():\n"
+            "        p.val().array = mx.zeros_like(p.val().array)\n"
+            "    return placed\n",
+            "forks, then zeroes the model it was given: the copy is right, the source is destroyed",
+            "failed:source_changed",
+        ),
     ],
     "ex-03-source-leaf": [
         Answer(
@@ -999,6 +1031,17 @@ WRONG: dict[str, list[Answer]] = {
             "    return model.train().fork(device) if plain else model.to_device(device)\n",
             "to_device for autodiff models (a reviewer's try)",
             "failed:grad_leaf",
+        ),
+        Answer(
+            "import mlx.core as mx\n"
+            "def relocate(model, device):\n"
+            "    plain = any(p.is_initialized() and p.val().node is None for p in model.params())\n"
+            "    moved = model.to_device(device).train() if plain else model.fork(device)\n"
+            "    return moved.load_record({n: mx.zeros(p.shape) for n, p in moved.named_params()})\n",
+            "a trainable model on the device, but every weight zeroed: a relocation must keep the values "
+            "(issue 39's third learner, who passed it in both editions and live)",
+            "failed:values",
+            on_the_page=True,
         ),
     ],
     "ex-11-half-and-half": [
