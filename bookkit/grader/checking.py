@@ -97,6 +97,11 @@ class Expect:
         wanted = " / ".join(cls.__name__ for cls in kinds)
         self(isinstance(value, kinds), "_common.not_a", name=name, kind=wanted, got=_kind(value))
 
+    def exactly(self, value: object, kind: type, name: str) -> None:
+        """`name` must be a `kind` itself, never a subclass (whose methods could do what its fields do not
+        say: a Scenario whose build() forks)."""
+        self(type(value) is kind, "_common.not_exactly", name=name, kind=kind.__name__, got=_kind(value))
+
     def shuffled(self, items: Sequence[T]) -> list[T]:
         """`items` in an order no answer can know in advance: never the order given, when it can differ."""
         order = list(items)

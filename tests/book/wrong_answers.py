@@ -869,6 +869,27 @@ WRONG: dict[str, list[Answer]] = {
             "failed:trains",
         ),
         Answer(
+            "from bookkit.runs.scenarios import Scenario, initialized\n"
+            "from mlx_autodiff import Device\n"
+            "class Mine(Scenario):\n"
+            "    def build(self):\n"
+            "        return initialized(Device.flex().autodiff()).fork(Device.metal().autodiff())\n"
+            "eighth = Mine(\"x\", \"x\", \"flex.autodiff\", True, (\"to_device\",))\n",
+            "a Scenario subclass whose build() forks while its moves say to_device (issue 39's third "
+            "learner, who passed it in both editions, the notebook and live; they imported Scenario from "
+            "mlx_autodiff.scenarios, since moved to bookkit.runs.scenarios)",
+            "failed:_common\\.not_exactly",
+            on_the_page=True,
+        ),
+        Answer(
+            "from bookkit.runs.scenarios import Scenario, initialized\n"
+            "\n"
+            "eighth = Scenario('x', 'x', 'flex.autodiff', True, ('to_device',))\n"
+            "object.__setattr__(eighth, 'build', lambda: initialized(flex.autodiff()).fork(metal))\n",
+            "a Scenario itself, but its build() replaced on the instance by one that forks",
+            "failed:trains",
+        ),
+        Answer(
             "from bookkit.runs.scenarios import Scenario\n"
             "\n"
             "eighth = Scenario('plain', 'plain -> to_device.train()', 'flex', True, ('to_device',"
