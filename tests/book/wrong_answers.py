@@ -1298,6 +1298,37 @@ WRONG: dict[str, list[Answer]] = {
             "failed:counts",
         ),
         Answer(
+            "def guarded_backward(loss, model):\n"
+            "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
+            "    if len(grads) != model.num_param_tensors():\n"
+            "        raise RuntimeError(f\"got {len(grads)} gradients, expected {model.num_param_tensors()}; or got "
+            "{model.num_param_tensors()}, expected {len(grads)}?\")\n"
+            "    return grads\n",
+            "a message that says both orders, so neither count is in one role (issue 39's third learner)",
+            "failed:counts",
+            on_the_page=True,
+        ),
+        Answer(
+            "def guarded_backward(loss, model):\n"
+            "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
+            "    n, m = len(grads), model.num_param_tensors()\n"
+            "    if n != m:\n"
+            "        raise RuntimeError(f\"只拿到{n}个梯度，应有{m}个；或者只拿到{m}个，应有{n}个\")\n"
+            "    return grads\n",
+            "the same in Chinese (issue 39's third learner, on the Chinese page too)",
+            "failed:counts",
+        ),
+        Answer(
+            "def guarded_backward(loss, model):\n"
+            "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
+            "    if len(grads) != model.num_param_tensors():\n"
+            "        raise RuntimeError(f\"Gradients: {model.num_param_tensors()}. Parameter tensors: "
+            "{len(grads)}.\")\n"
+            "    return grads\n",
+            "labels the two counts the wrong way round",
+            "failed:counts",
+        ),
+        Answer(
             "class Wrong(Exception):\n"
             "    def __str__(self):\n"
             "        return 'something is off: ' + ' '.join(str(i) for i in range(10))\n"
@@ -1944,6 +1975,31 @@ RIGHT: dict[str, list[Answer]] = {
             "        raise RuntimeError(f'{len(grads)} of {model.num_param_tensors()} gradients')\n"
             "    return grads\n",
             "checks the flags, not the count: right here, so it it passes",
+        ),
+        Answer(
+            "def guarded_backward(loss, model):\n"
+            "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
+            "    if len(grads) != model.num_param_tensors():\n"
+            "        raise RuntimeError(f\"loss.backward() has {len(grads)} gradients but the model needs "
+            "{model.num_param_tensors()}\")\n"
+            "    return grads\n",
+            "\"has N gradients\": the noun says which count it is, not the verb (issue 39's third learner)",
+        ),
+        Answer(
+            "def guarded_backward(loss, model):\n"
+            "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
+            "    if len(grads) != model.num_param_tensors():\n"
+            "        raise RuntimeError(f\"Gradients: {len(grads)}. Parameter tensors: {model.num_param_tensors()}.\")\n"
+            "    return grads\n",
+            "each count after its label (issue 39's third learner)",
+        ),
+        Answer(
+            "def guarded_backward(loss, model):\n"
+            "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
+            "    if len(grads) != model.num_param_tensors():\n"
+            "        raise RuntimeError(f\"梯度数 {len(grads)}，参数张量数 {model.num_param_tensors()}\")\n"
+            "    return grads\n",
+            "the same labels in Chinese (issue 39's third learner)",
         ),
     ],
 }
