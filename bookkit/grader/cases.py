@@ -74,8 +74,8 @@ _WEAK_EXPECTED = ("has", "have", "had", "total", "共有", "共", "总共", "有
 _WEAK_GOT = ("there are", "there were")
 # A count named by a label right before it: "Gradients: 1", "parameter tensors = 2", "梯度数 1".
 _GOT_LABEL = re.compile(r"(?:\bgradients?|\bgrads?|梯度数|梯度的?数量|梯度个数)\s*[:：=]?\s*$")
-_EXPECTED_LABEL = re.compile(r"(?:\bparameter tensors?|\bparameters?|\bparams|\btensors?|参数张量数|参数张量的?数量"
-                             r"|参数数|参数个数)\s*[:：=]?\s*$")
+_EXPECTED_LABEL = re.compile(r"(?:\bparameter tensors?|\bparameters?|\bparams|\btensors?"
+                             r"|参数张量数|参数张量的?数量|参数数|参数个数)\s*[:：=]?\s*$")
 _OTHER_BEFORE = ("step", "steps", "chapter", "chapters", "appendix", "version", "burn", "layer", "epoch",
                  "第")
 _NUMBER = re.compile(r"(?<![0-9.])[0-9]+(?![0-9]|\.[0-9])")

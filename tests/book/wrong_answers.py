@@ -1301,8 +1301,8 @@ WRONG: dict[str, list[Answer]] = {
             "def guarded_backward(loss, model):\n"
             "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
             "    if len(grads) != model.num_param_tensors():\n"
-            "        raise RuntimeError(f\"got {len(grads)} gradients, expected {model.num_param_tensors()}; or got "
-            "{model.num_param_tensors()}, expected {len(grads)}?\")\n"
+            "        raise RuntimeError(f\"got {len(grads)} gradients, expected {model.num_param_tensors()}; "
+            "or got {model.num_param_tensors()}, expected {len(grads)}?\")\n"
             "    return grads\n",
             "a message that says both orders, so neither count is in one role (issue 39's third learner)",
             "failed:counts",
@@ -1989,7 +1989,8 @@ RIGHT: dict[str, list[Answer]] = {
             "def guarded_backward(loss, model):\n"
             "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
             "    if len(grads) != model.num_param_tensors():\n"
-            "        raise RuntimeError(f\"Gradients: {len(grads)}. Parameter tensors: {model.num_param_tensors()}.\")\n"
+            "        raise RuntimeError(f\"Gradients: {len(grads)}. Parameter tensors: "
+            "{model.num_param_tensors()}.\")\n"
             "    return grads\n",
             "each count after its label (issue 39's third learner)",
         ),
