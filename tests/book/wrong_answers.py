@@ -490,6 +490,26 @@ WRONG: dict[str, list[Answer]] = {
             "the CPU original's id, not the moved node's (a reviewer's try)",
             "failed:predicted",
         ),
+        Answer(
+            "\n"
+            "import numpy as np\n"
+            "def predict_failing_node(model):\n"
+            "    first = model.bias if model.bias is not None else model.weight\n"
+            "    return np.int64(first.val().node.id)\n",
+            "the right id as numpy's int64: refused (only an int itself is compared, a subclass or "
+            "look-alike could say anything), with the fix in the message (issue 39's third learner)",
+            "failed:a_number",
+            found="(type int64; if it is the right number in another type, int(...) makes it an int)",
+        ),
+        Answer(
+            "def predict_failing_node(model):\n"
+            "    first = model.bias if model.bias is not None else model.weight\n"
+            "    return str(first.val().node.id)\n",
+            "the id as a string: the message shows it in quotes, so it does not look like a number "
+            "(issue 39's third learner)",
+            "failed:a_number",
+            found="' (type str; if it is the right number in another type, int(...) makes it an int)",
+        ),
     ],
     "ex-05-combine": [
         Answer(
