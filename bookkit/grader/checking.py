@@ -7,6 +7,7 @@ function); the grading process calls it with these two, which the answer never s
     expect(found == ["weight"], "fresh", found=found)   # fails with the message "fresh" of
                                                         # words/<language>.json's "checks"
     expect.function(untouched, "untouched")            # a message if it is not a function
+    expect.exactly(eighth, Scenario, "eighth")         # that class itself, never a subclass
     answer.calls.named("fork")                          # engine forks while the answer's cell ran
     with answer.running("half") as calls:               # the answer's code, run by the check:
         result = no_effect(model, x, y)                  # an error in it says which case it was
