@@ -59,16 +59,23 @@ def moved_by(model: Module, device: Device, to_device: Iterable[str]) -> Module:
 
 _EXPECTED_BEFORE = ("expected", "expecting", "expects", "expect", "should be", "should have", "should",
                     "wanted", "want", "needed", "needs", "need", "of", "out of", "for", "instead of", "not",
-                    "has", "have", "had", "total", "/", "应有", "应该有", "应当有", "应该", "应当", "应",
-                    "需要",
-                    "期望", "预期", "共有", "共", "总共", "本该有", "本应有", "而不是", "有")
+                    "/", "应有", "应该有", "应当有", "应该", "应当", "应", "需要",
+                    "期望", "预期", "本该有", "本应有", "而不是")
 _GOT_BEFORE = ("got", "get", "gets", "getting", "received", "receives", "receive", "only", "only got",
-               "collected", "found", "returned", "came back with", "there are", "there were", "has only",
+               "collected", "found", "returned", "came back with", "has only",
                "have only", "拿到", "拿到了", "只拿到", "得到", "得到了", "只得到", "收到", "收到了", "只有",
                "只", "仅有", "仅", "实际", "实际有", "实际上", "收集到", "收集到了", "却只有", "但只有")
 _GOT_AFTER = ("of", "out of", "/", "gradient", "grads", "grad", "came back", "arrived", "received",
               "collected", "梯度", "个梯度", "回来")
 _EXPECTED_AFTER = ("parameter", "param", "tensors", "expected", "wanted", "needed", "参数", "个参数", "应有")
+# Verbs that only say "there is a count here" ("has 2 gradients", "has 2 parameter tensors"): their role
+# is a guess that the noun after the number overrides.
+_WEAK_EXPECTED = ("has", "have", "had", "total", "共有", "共", "总共", "有")
+_WEAK_GOT = ("there are", "there were")
+# A count named by a label right before it: "Gradients: 1", "parameter tensors = 2", "梯度数 1".
+_GOT_LABEL = re.compile(r"(?:\bgradients?|\bgrads?|梯度数|梯度的?数量|梯度个数)\s*[:：=]?\s*$")
+_EXPECTED_LABEL = re.compile(r"(?:\bparameter tensors?|\bparameters?|\bparams|\btensors?"
+                             r"|参数张量数|参数张量的?数量|参数数|参数个数)\s*[:：=]?\s*$")
 _OTHER_BEFORE = ("step", "steps", "chapter", "chapters", "appendix", "version", "burn", "layer", "epoch",
                  "第")
 _NUMBER = re.compile(r"(?<![0-9.])[0-9]+(?![0-9]|\.[0-9])")
@@ -90,15 +97,30 @@ def _marker(text: str, markers: tuple[str, ...], last: bool) -> int | None:
     return None if best is None else abs(best[0])
 
 
-def _role(before: str, after: str) -> str | None:
-    """"got" or "expected": what the words nearest before a number say it is (or, with none, the first
-    words after it: "2 gradients", "2 parameter tensors"); None when nothing says, or when they say it
-    is something else ("step 1", "chapter 2", "第 1 步")."""
+def _role(before: str, after: str, lead: str) -> str | None:
+    """"got" or "expected": what the words nearest before a number say it is (after "has", "have", "有", the
+    noun after it: "has 2 gradients"); with none, a label right before it ("Gradients: 2", "梯度数 2",
+    `lead` is the text before the number, pauses included), or the first words after it ("2 gradients",
+    "2 parameter tensors"); None when nothing says, or when they say it is something else ("step 1",
+    "chapter 2", "第 1 步")."""
     said = {role: _marker(before, markers, True) for role, markers in
-            (("got", _GOT_BEFORE), ("expected", _EXPECTED_BEFORE), (None, _OTHER_BEFORE))}
+            (("got", _GOT_BEFORE), ("expected", _EXPECTED_BEFORE), ("~expected", _WEAK_EXPECTED),
+             ("~got", _WEAK_GOT), (None, _OTHER_BEFORE))}
     nearest = [(place, role is not None, role) for role, place in said.items() if place is not None]
     if nearest:
-        return max(nearest, key=lambda found: found[:2])[2]
+        role = max(nearest, key=lambda found: found[:2])[2]
+        if role is None or not role.startswith("~"):
+            return role
+        return _after_role(after) or role[1:]
+    if _GOT_LABEL.search(lead):
+        return "got"
+    if _EXPECTED_LABEL.search(lead):
+        return "expected"
+    return _after_role(after)
+
+
+def _after_role(after: str) -> str | None:
+    """The role the first words after a number give it: "2 gradients" got, "2 parameter tensors" expected."""
     got, expected = _marker(after, _GOT_AFTER, False), _marker(after, _EXPECTED_AFTER, False)
     if got is not None or expected is not None:
         return "got" if expected is None or (got is not None and got < expected) else "expected"
@@ -109,7 +131,8 @@ def says_counts(message: str, got: int, wanted: int) -> bool:
     """Whether `message` says `got` as the number of gradients it got and `wanted` as the number it
     expected, each in its role ("expected 2, got 1", "1 gradients for 2 parameters",
     "只拿到1个梯度，应有2个"):
-    the numbers alone, or swapped, or in other roles ("step 1 of 4") are not enough."""
+    the numbers alone, or swapped, or in other roles ("step 1 of 4") are not enough, and a number said in
+    both roles is refused."""
     text = message.lower()
     numbers = list(_NUMBER.finditer(text))
     roles: dict[str, set[str | None]] = {"got": set(), "expected": set()}
@@ -118,8 +141,10 @@ def says_counts(message: str, got: int, wanted: int) -> bool:
         end = numbers[index + 1].start() if index + 1 < len(numbers) else len(text)
         before = _PAUSE.split(text[start:number.start()])[-1][-_WINDOW:]
         after = _PAUSE.split(text[number.end():end])[0][:_WINDOW]
-        role = _role(before, after)
+        role = _role(before, after, text[start:number.start()])
         for name, value in (("got", got), ("expected", wanted)):
             if int(number[0]) == value:
                 roles[name].add(role)
-    return "got" in roles["got"] and "expected" in roles["expected"]
+    # each in its role, and never in the other one too ("got 1, expected 2; or got 2, expected 1?")
+    return ("got" in roles["got"] and "expected" not in roles["got"]
+            and "expected" in roles["expected"] and "got" not in roles["expected"])

@@ -7,6 +7,7 @@ function); the grading process calls it with these two, which the answer never s
     expect(found == ["weight"], "fresh", found=found)   # fails with the message "fresh" of
                                                         # words/<language>.json's "checks"
     expect.function(untouched, "untouched")            # a message if it is not a function
+    expect.exactly(eighth, Scenario, "eighth")         # that class itself, never a subclass
     answer.calls.named("fork")                          # engine forks while the answer's cell ran
     with answer.running("half") as calls:               # the answer's code, run by the check:
         result = no_effect(model, x, y)                  # an error in it says which case it was
@@ -96,6 +97,11 @@ class Expect:
         kinds = kind if isinstance(kind, tuple) else (kind,)
         wanted = " / ".join(cls.__name__ for cls in kinds)
         self(isinstance(value, kinds), "_common.not_a", name=name, kind=wanted, got=_kind(value))
+
+    def exactly(self, value: object, kind: type, name: str) -> None:
+        """`name` must be a `kind` itself, never a subclass (whose methods could do what its fields do not
+        say: a Scenario whose build() forks)."""
+        self(type(value) is kind, "_common.not_exactly", name=name, kind=kind.__name__, got=_kind(value))
 
     def shuffled(self, items: Sequence[T]) -> list[T]:
         """`items` in an order no answer can know in advance: never the order given, when it can differ."""

@@ -170,6 +170,38 @@ WRONG: dict[str, list[Answer]] = {
             "forks, then freezes every parameter (a reviewer's try)",
             "failed:no_train",
         ),
+        Answer(
+            "\n"
+            "import mlx.core as mx\n"
+            "def place(model, device):\n"
+            "    zeroed = {n: mx.zeros_like(p.val().array) for n, p in model.named_params()}\n"
+            "    for (n, p) in model.named_params():\n"
+            "        p.val().array = zeroed[n]\n"
+            "    return model.fork(device)\n",
+            "zeroes the given model's arrays in place, then forks: a check that compared with the source "
+            "after place ran saw equal values (issue 39's third learner, both editions)",
+            "failed:values",
+            on_the_page=True,
+        ),
+        Answer(
+            "import mlx.core as mx\n"
+            "def place(model, device):\n"
+            "    for p in model.params():\n"
+            "        p.val().array = mx.zeros_like(p.val().array)   # changes the model it was given\n"
+            "    return model.fork(device)\n",
+            "the same in other words (the third learner's report)",
+            "failed:values",
+        ),
+        Answer(
+            "import mlx.core as mx\n"
+            "def place(model, device):\n"
+            "    placed = model.fork(device)\n"
+            "    for p in model.params():\n"
+            "        p.val().array = mx.zeros_like(p.val().array)\n"
+            "    return placed\n",
+            "forks, then zeroes the model it was given: the copy is right, the source is destroyed",
+            "failed:source_changed",
+        ),
     ],
     "ex-03-source-leaf": [
         Answer(
@@ -457,6 +489,26 @@ WRONG: dict[str, list[Answer]] = {
             "    return first.val().node.parents[0].id\n",
             "the CPU original's id, not the moved node's (a reviewer's try)",
             "failed:predicted",
+        ),
+        Answer(
+            "\n"
+            "import numpy as np\n"
+            "def predict_failing_node(model):\n"
+            "    first = model.bias if model.bias is not None else model.weight\n"
+            "    return np.int64(first.val().node.id)\n",
+            "the right id as numpy's int64: refused (only an int itself is compared, a subclass or "
+            "look-alike could say anything), with the fix in the message (issue 39's third learner)",
+            "failed:a_number",
+            found="(type int64; if it is the right number in another type, int(...) makes it an int)",
+        ),
+        Answer(
+            "def predict_failing_node(model):\n"
+            "    first = model.bias if model.bias is not None else model.weight\n"
+            "    return str(first.val().node.id)\n",
+            "the id as a string: the message shows it in quotes, so it does not look like a number "
+            "(issue 39's third learner)",
+            "failed:a_number",
+            found="' (type str; if it is the right number in another type, int(...) makes it an int)",
         ),
     ],
     "ex-05-combine": [
@@ -837,6 +889,27 @@ WRONG: dict[str, list[Answer]] = {
             "failed:trains",
         ),
         Answer(
+            "from bookkit.runs.scenarios import Scenario, initialized\n"
+            "from mlx_autodiff import Device\n"
+            "class Mine(Scenario):\n"
+            "    def build(self):\n"
+            "        return initialized(Device.flex().autodiff()).fork(Device.metal().autodiff())\n"
+            "eighth = Mine(\"x\", \"x\", \"flex.autodiff\", True, (\"to_device\",))\n",
+            "a Scenario subclass whose build() forks while its moves say to_device (issue 39's third "
+            "learner, who passed it in both editions, the notebook and live; they imported Scenario from "
+            "mlx_autodiff.scenarios, since moved to bookkit.runs.scenarios)",
+            "failed:_common\\.not_exactly",
+            on_the_page=True,
+        ),
+        Answer(
+            "from bookkit.runs.scenarios import Scenario, initialized\n"
+            "\n"
+            "eighth = Scenario('x', 'x', 'flex.autodiff', True, ('to_device',))\n"
+            "object.__setattr__(eighth, 'build', lambda: initialized(flex.autodiff()).fork(metal))\n",
+            "a Scenario itself, but its build() replaced on the instance by one that forks",
+            "failed:trains",
+        ),
+        Answer(
             "from bookkit.runs.scenarios import Scenario\n"
             "\n"
             "eighth = Scenario('plain', 'plain -> to_device.train()', 'flex', True, ('to_device',"
@@ -918,6 +991,17 @@ WRONG: dict[str, list[Answer]] = {
             "the stored flag taken for the kind (a reviewer's try)",
             "failed:kind",
         ),
+        Answer(
+            "def kind_after_to_device(model):\n"
+            "    w = model.weight\n"
+            "    if not w.is_initialized():\n"
+            "        return \"lazy\"\n"
+            "    return \"plain\" if w.device.name == \"flex\" else \"node\"\n",
+            "takes 'plain' for 'on flex': a plain model on metal (or a valid() copy there) is plain "
+            "too (issue 39's third learner, who passed it in both editions and live)",
+            "failed:kind",
+            on_the_page=True,
+        ),
     ],
     "ex-10-plain-fork": [
         Answer(
@@ -988,6 +1072,17 @@ WRONG: dict[str, list[Answer]] = {
             "    return model.train().fork(device) if plain else model.to_device(device)\n",
             "to_device for autodiff models (a reviewer's try)",
             "failed:grad_leaf",
+        ),
+        Answer(
+            "import mlx.core as mx\n"
+            "def relocate(model, device):\n"
+            "    plain = any(p.is_initialized() and p.val().node is None for p in model.params())\n"
+            "    moved = model.to_device(device).train() if plain else model.fork(device)\n"
+            "    return moved.load_record({n: mx.zeros(p.shape) for n, p in moved.named_params()})\n",
+            "a trainable model on the device, but every weight zeroed: a relocation must keep the values "
+            "(issue 39's third learner, who passed it in both editions and live)",
+            "failed:values",
+            on_the_page=True,
         ),
     ],
     "ex-11-half-and-half": [
@@ -1220,6 +1315,37 @@ WRONG: dict[str, list[Answer]] = {
             "        raise RuntimeError(f'only {len(grads)} gradients')\n"
             "    return grads\n",
             "says the count it got, not the one it expected (a reviewer's try)",
+            "failed:counts",
+        ),
+        Answer(
+            "def guarded_backward(loss, model):\n"
+            "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
+            "    if len(grads) != model.num_param_tensors():\n"
+            "        raise RuntimeError(f\"got {len(grads)} gradients, expected {model.num_param_tensors()}; "
+            "or got {model.num_param_tensors()}, expected {len(grads)}?\")\n"
+            "    return grads\n",
+            "a message that says both orders, so neither count is in one role (issue 39's third learner)",
+            "failed:counts",
+            on_the_page=True,
+        ),
+        Answer(
+            "def guarded_backward(loss, model):\n"
+            "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
+            "    n, m = len(grads), model.num_param_tensors()\n"
+            "    if n != m:\n"
+            "        raise RuntimeError(f\"只拿到{n}个梯度，应有{m}个；或者只拿到{m}个，应有{n}个\")\n"
+            "    return grads\n",
+            "the same in Chinese (issue 39's third learner, on the Chinese page too)",
+            "failed:counts",
+        ),
+        Answer(
+            "def guarded_backward(loss, model):\n"
+            "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
+            "    if len(grads) != model.num_param_tensors():\n"
+            "        raise RuntimeError(f\"Gradients: {model.num_param_tensors()}. Parameter tensors: "
+            "{len(grads)}.\")\n"
+            "    return grads\n",
+            "labels the two counts the wrong way round",
             "failed:counts",
         ),
         Answer(
@@ -1869,6 +1995,32 @@ RIGHT: dict[str, list[Answer]] = {
             "        raise RuntimeError(f'{len(grads)} of {model.num_param_tensors()} gradients')\n"
             "    return grads\n",
             "checks the flags, not the count: right here, so it it passes",
+        ),
+        Answer(
+            "def guarded_backward(loss, model):\n"
+            "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
+            "    if len(grads) != model.num_param_tensors():\n"
+            "        raise RuntimeError(f\"loss.backward() has {len(grads)} gradients but the model needs "
+            "{model.num_param_tensors()}\")\n"
+            "    return grads\n",
+            "\"has N gradients\": the noun says which count it is, not the verb (issue 39's third learner)",
+        ),
+        Answer(
+            "def guarded_backward(loss, model):\n"
+            "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
+            "    if len(grads) != model.num_param_tensors():\n"
+            "        raise RuntimeError(f\"Gradients: {len(grads)}. Parameter tensors: "
+            "{model.num_param_tensors()}.\")\n"
+            "    return grads\n",
+            "each count after its label (issue 39's third learner)",
+        ),
+        Answer(
+            "def guarded_backward(loss, model):\n"
+            "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
+            "    if len(grads) != model.num_param_tensors():\n"
+            "        raise RuntimeError(f\"梯度数 {len(grads)}，参数张量数 {model.num_param_tensors()}\")\n"
+            "    return grads\n",
+            "the same labels in Chinese (issue 39's third learner)",
         ),
     ],
 }
