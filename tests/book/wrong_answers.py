@@ -949,6 +949,15 @@ WRONG: dict[str, list[Answer]] = {
     ],
     "ex-10-relocate": [
         Answer(
+            "from mlx_autodiff.module import Param\n"
+            "def relocate(model, device):\n"
+            "    return model.map_params(lambda p: Param(p.id, p.name, device, p.shape, True, p._init))\n",
+            "a parameter rebuilt by hand from a read one's fields: its initializer is spent, so it holds "
+            "nothing (issue 39's third learner, who got a bare AssertionError)",
+            "(raised_in_check|check_error):EmptyParamError",
+            found="holds no tensor",
+        ),
+        Answer(
             "def relocate(model, device):\n"
             "    return model.fork(device)\n",
             "fork is right for autodiff models only: a plain model stays plain",
