@@ -85,6 +85,11 @@ class RecordError(AutodiffError, KeyError):
         return str(self.args[0])
 
 
+class EmptyParamError(AutodiffError, ValueError):
+    """A `Param` read that holds no tensor and has no initializer to build one: made by hand from a read
+    parameter's fields (its initializer is spent once it is read)."""
+
+
 class NotAModuleError(AutodiffError, TypeError):
     """A module-level function was given something that is not a Module."""
 

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 
 from .device import Device, check_device
-from .errors import NotAModuleError, RecordError, ShapeError
+from .errors import EmptyParamError, NotAModuleError, RecordError, ShapeError
 from .tensor import Tensor
 
 InitFn = Callable[[Device, bool], Tensor]
@@ -97,7 +97,11 @@ class Param:
     def val(self) -> Tensor:
         """The tensor, built on first read on the parameter's device."""
         if self._value.tensor is None:
-            assert self._init is not None
+            if self._init is None:
+                raise EmptyParamError(
+                    f"Parameter '{self.name}' holds no tensor and has no initializer to build one: it was "
+                    "made with neither. A parameter that was read keeps its tensor, not its initializer, so "
+                    "copy or move a parameter with its own methods (to_device, fork), which keep the tensor.")
             tensor = self._init(self.device, self.require_grad_flag)
             if tensor.node is not None:
                 tensor.node.label = self.name

@@ -15,6 +15,7 @@ from typing import Literal
 from mlx_autodiff.device import Device
 from mlx_autodiff.module import Module
 from mlx_autodiff.nn import Linear, LinearConfig
+from mlx_autodiff.tensor import Tensor
 
 Move = Literal["to_device", "fork", "train", "valid", "no_grad"]
 BuiltOn = Literal["metal.autodiff", "flex.autodiff", "flex"]
@@ -48,10 +49,12 @@ class Scenario:
     moves: tuple[Move, ...]
     from_article: bool = False
 
-    def build(self) -> Module:
-        """The model as the article's `main` hands it to `train`."""
+    def build(self, d_input: int = 4, d_output: int = 1, bias: bool = True) -> Module:
+        """The model as the article's `main` hands it to `train` (a `Linear` of other sizes, or without a
+        bias, for `Layered`)."""
         device = _BUILD_DEVICES[self.built_on]
-        model: Module = initialized(device) if self.read_first else LinearConfig(4, 1).init(device)
+        config = LinearConfig(d_input, d_output, bias=bias)
+        model: Module = read_all(config.init(device)) if self.read_first else config.init(device)
         for move in self.moves:
             model = _apply(model, move)
         return model
@@ -87,6 +90,50 @@ class Mixed:
         return Linear(weight.weight, bias.bias)
 
 
+class Layers(Module):
+    """Linear layers run one after the other (a `Layered` model's layers, in a list as Burn's `Vec`)."""
+
+    def __init__(self, layers: list[Linear]) -> None:
+        self.layers = layers
+
+    def forward(self, x: Tensor) -> Tensor:
+        for layer in self.layers:
+            x = layer.forward(x)
+        return x
+
+
+@dataclass(frozen=True)
+class Layered:
+    """A model of another shape than the chapters' `Linear(4, 1)`: layers 4 -> 4 -> ... -> 1, with or
+    without biases, each built and relocated as one scenario builds and relocates its model.
+
+    Chapter 13's check tries these so that an answer hard-wired to a `weight` and a `bias` fails: one
+    layer is a `Linear` without a bias; two or more are a `Layers` whose layers may be of different
+    kinds. `run` trains it like any scenario; every layer ends on `TARGET`.
+    """
+
+    layers_from: tuple[Scenario, ...]
+    bias: bool = True
+
+    @property
+    def name(self) -> str:
+        """`[ad-fork, ad-to_device]`, or `[ad-fork](bias=False)`: each layer's method, in order."""
+        layers = "[" + ", ".join(scenario.name for scenario in self.layers_from) + "]"
+        return layers if self.bias else f"{layers}(bias=False)"
+
+    @property
+    def label(self) -> str:
+        return self.name
+
+    def build(self) -> Module:
+        """Each layer built as `run` builds its scenario's model; one layer is that `Linear` itself."""
+        sizes = [4] * len(self.layers_from) + [1]
+        layers = [scenario.build(sizes[k], sizes[k + 1], self.bias)
+                  for k, scenario in enumerate(self.layers_from)]
+        assert all(isinstance(layer, Linear) for layer in layers)
+        return layers[0] if len(layers) == 1 else Layers(layers)  # type: ignore[arg-type]
+
+
 def initialized(device: Device, d_input: int = 4, d_output: int = 1) -> Linear:
     """The article's `initialized(device)`: a Linear built on `device` whose parameters were read once.
 
@@ -94,7 +141,11 @@ def initialized(device: Device, d_input: int = 4, d_output: int = 1) -> Linear:
     lazy parameters are built then, on `device`, so a later move has tensors to
     move (`Linear(4, 1)` as in the article, unless other sizes are given).
     """
-    model = LinearConfig(d_input, d_output).init(device)
+    return read_all(LinearConfig(d_input, d_output).init(device))
+
+
+def read_all(model: Linear) -> Linear:
+    """`model` with every parameter read (built where it points), as `initialized` reads it."""
     for param in model.params():
         param.val()
     return model

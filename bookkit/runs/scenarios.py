@@ -26,7 +26,7 @@ from typing import Literal
 from bookkit.pictures.graph import Graph, snapshot
 from bookkit.pictures.render import Drawing
 from bookkit.runs.combinations import COMBINATIONS, Relocation
-from bookkit.runs.methods import EXTRA_SCENARIOS, SCENARIOS, TARGET, Mixed, Scenario, initialized
+from bookkit.runs.methods import EXTRA_SCENARIOS, SCENARIOS, TARGET, Layered, Mixed, Scenario, initialized
 from bookkit.words import languages, say, words
 from mlx_autodiff.device import Device
 from mlx_autodiff.errors import AutodiffError
@@ -37,9 +37,9 @@ from mlx_autodiff.optim import AdamConfig, GradientsParams, Optimizer
 from mlx_autodiff.tensor import Distribution, Tensor
 
 __all__ = [  # the methods' names too: chapters import every job's names from this one module
-    "COMBINATIONS", "EXTRA_SCENARIOS", "OUTCOMES", "SCENARIOS", "TARGET", "Mixed", "Outcome", "RunError",
-    "RunRecord", "Scenario", "Snapshot", "StepRecord", "UnknownScenarioError", "initialized", "main",
-    "run", "run_all", "run_isolated", "summary_table",
+    "COMBINATIONS", "EXTRA_SCENARIOS", "OUTCOMES", "SCENARIOS", "TARGET", "Layered", "Mixed", "Outcome",
+    "RunError", "RunRecord", "Scenario", "Snapshot", "StepRecord", "UnknownScenarioError", "initialized",
+    "main", "run", "run_all", "run_isolated", "summary_table",
 ]
 
 
@@ -177,9 +177,9 @@ class RunRecord:
 # ----- running ---------------------------------------------------------------------
 
 
-def run(name_or_scenario: str | Scenario | Mixed, steps: int = 5) -> RunRecord:
-    """Build, relocate and train one scenario (or a `Mixed` model); engine errors end the run and are
-    recorded.
+def run(name_or_scenario: str | Scenario | Mixed | Layered, steps: int = 5) -> RunRecord:
+    """Build, relocate and train one scenario (or a `Mixed` or `Layered` model); engine errors end the run
+    and are recorded.
 
     Only `AutodiffError`s are caught: any other exception is a bug and propagates.
     """
@@ -194,7 +194,9 @@ def run(name_or_scenario: str | Scenario | Mixed, steps: int = 5) -> RunRecord:
         return RunRecord(
             scenario.name, scenario.label, None, error=_run_error(err, None), planned_steps=steps
         )
-    record = RunRecord(scenario.name, scenario.label, model.weight.is_require_grad(), planned_steps=steps)
+    # The flag the article prints: a Linear's weight's, the first parameter's.
+    flag = model.params()[0].is_require_grad()
+    record = RunRecord(scenario.name, scenario.label, flag, planned_steps=steps)
 
     TARGET.seed(1)
     x = Tensor.random([32, 4], Distribution.uniform(-1.0, 1.0), TARGET)
@@ -210,7 +212,7 @@ def run(name_or_scenario: str | Scenario | Mixed, steps: int = 5) -> RunRecord:
 
 
 def _step(
-    scenario: Scenario | Mixed, k: int, model: Module, x: Tensor, y: Tensor, optim: Optimizer,
+    scenario: Scenario | Mixed | Layered, k: int, model: Module, x: Tensor, y: Tensor, optim: Optimizer,
     record: RunRecord,
 ) -> Module:
     """One iteration of the article's loop; appends to `record` only if it completes."""
@@ -238,14 +240,15 @@ def _step(
     return model
 
 
-def _run_title(phase: str, scenario: Scenario | Mixed, k: int) -> dict[str, str]:
+def _run_title(phase: str, scenario: Scenario | Mixed | Layered, k: int) -> dict[str, str]:
     """A snapshot's title in every language: "ad-fork: step 1, after backward". A method is named as
-    the book names it (the article's names), a `Mixed` model by its methods' names; a combination only
-    the explorer runs is named by its choices in each language ("flex（懒参数） -> fork"), its own name
-    being a key (`flex-lazy-fork`)."""
+    the book names it (the article's names), a `Mixed` or `Layered` model by its methods' names; a
+    combination only the explorer runs is named by its choices in each language ("flex（懒参数） ->
+    fork"), its own name being a key (`flex-lazy-fork`)."""
     from bookkit.explorer.words import WORDS  # the explorer's package imports this module: imported here
 
-    if isinstance(scenario, Mixed) or scenario.name in SCENARIOS or scenario.name in EXTRA_SCENARIOS:
+    named = scenario.name in SCENARIOS or scenario.name in EXTRA_SCENARIOS
+    if isinstance(scenario, (Mixed, Layered)) or named:
         names = dict.fromkeys(languages(), scenario.name)
     else:
         written = Relocation.of(scenario.moves).written

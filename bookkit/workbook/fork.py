@@ -288,11 +288,9 @@ def fork(
             return ForkResult(path, None, unchanged=True)
         if not force:
             fresh = path.with_name(f"{path.stem}-fresh.ipynb")
-            raise ForkExistsError(
-                f"{path} exists and differs from a fresh copy (your edits?), so it was left as it is. "
-                f"To keep it and get a fresh copy too, add --output {fresh}; "
-                f"to replace it, add --force (it is first copied to {path.stem}.<date-time>.ipynb)."
-            )
+            why = "exists_book_changed" if _answers_untouched(path, new) else "exists_edited"
+            raise ForkExistsError(say(_words(language)[why], path=path, fresh=fresh,
+                                      backup=f"{path.stem}.<date-time>.ipynb"))
         backup = _backup(path)
     _write(path, new)
     return ForkResult(path, backup, unchanged=False)
@@ -309,6 +307,22 @@ def _same_content(path: Path, new: nbformat.NotebookNode) -> bool:
         return [(cell.cell_type, cell.source, cell.get("outputs", [])) for cell in nb.cells]
 
     return content(old) == content(new)
+
+
+def _answers_untouched(path: Path, new: nbformat.NotebookNode) -> bool:
+    """Whether the copy at `path` has a fresh fork's cells, each kind in its place, its answer cells as
+    `get` wrote them and no outputs: what differs is then the chapter (rebuilt, or updated), not the
+    reader's work."""
+    try:
+        old = nbformat.read(path, as_version=4)
+    except Exception:  # not a readable notebook: not what get wrote
+        return False
+
+    def answers(nb: nbformat.NotebookNode) -> list[tuple[str, str | None, str | None]]:
+        return [(cell.cell_type, cell.get("metadata", {}).get(LABEL_KEY),
+                 cell.source if cell.get("metadata", {}).get(LABEL_KEY) else None) for cell in nb.cells]
+
+    return answers(old) == answers(new) and not any(cell.get("outputs") for cell in old.cells)
 
 
 def _backup(path: Path) -> Path:

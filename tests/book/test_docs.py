@@ -126,3 +126,15 @@ def test_the_reading_of_burn_has_each_rule_once_in_order() -> None:
     spec = READING.read_text(encoding="utf8").partition("## The rules the engine implements")[2]
     numbers = [int(n) for n in re.findall(r"^(\d+)\. \*\*", spec, re.MULTILINE)]
     assert numbers == list(range(1, 22)), "tests cite the rules by number (tests/engine/test_semantics.py)"
+
+
+def test_the_readme_says_when_a_kernel_whose_tab_went_is_shut_down() -> None:
+    """A closed tab's kernel goes CLOSED_TAB_S after; a crashed browser's waits for the idle cull
+    (issue 39's third learner found "within seconds" untrue for it): the README's numbers are the server's."""
+    from bookkit.live import server
+
+    readme = re.sub(r"\s+", " ", (ROOT / "README.md").read_text(encoding="utf-8"))
+    assert f"shut down {server.CLOSED_TAB_S} s after the tab closes (`CLOSED_TAB_S`)" in readme
+    assert f"connected for {server.IDLE_KERNEL_S} s (`IDLE_KERNEL_S`" in readme
+    assert "--MappingKernelManager.cull_interval=60" in (ROOT / "bookkit/live/server.py").read_text()
+    assert "within seconds" not in readme

@@ -353,6 +353,26 @@ def test_forking_again_never_overwrites_edits(book: Path, capsys: pytest.Capture
     assert list(path.parent.iterdir()) == [path], "no backup without --force"
 
 
+@pytest.mark.parametrize(("language", "cause"),
+                         [("en", "the chapter's text changed"), ("zh_CN", "这一章的内容在那之后变了")])
+def test_an_untouched_copy_of_a_changed_chapter_is_not_blamed_on_the_reader(
+    book: Path, language: str, cause: str
+) -> None:
+    """The chapter changed (rebuilt, or updated) since an untouched copy was made: `get` says so, not
+    "your edits?" (issue 39's third learner); a copy whose answer was edited still hears "your edits?"."""
+    path = fork(resolve("90", book), language=language).path
+    chapter = book / "book" / "90-fixture.md"
+    chapter.write_text(chapter.read_text().replace("The first tab's text.", "The first tab's new text."))
+    with pytest.raises(ForkExistsError, match="--force") as refused:
+        fork(resolve("90", book), language=language)
+    assert cause in str(refused.value) and "(your edits?)" not in str(refused.value)
+    edited_copy(path, {FORK_FIX: "model = 'my work'"})
+    with pytest.raises(ForkExistsError) as refused:
+        fork(resolve("90", book), language=language)
+    assert cause not in str(refused.value)
+    assert ("your edits?" if language == "en" else "你改过它") in str(refused.value)
+
+
 def test_force_keeps_a_timestamped_backup_of_the_edits(book: Path) -> None:
     path = edited_copy(fork(resolve("90", book)).path, {FORK_FIX: "model = 'my work'"})
     edited = path.read_bytes()

@@ -9,7 +9,7 @@ import pytest
 from bookkit.runs.scenarios import run
 from bookkit.words import words
 from bookkit.words.explained import explained
-from mlx_autodiff import Device, Tensor
+from mlx_autodiff import Device, Param, ParamId, Tensor
 from mlx_autodiff.errors import AutodiffError
 
 HAN = re.compile(r"[\u4e00-\u9fff]")
@@ -115,6 +115,8 @@ def engine_messages() -> dict[str, str]:
             initialized(Device.flex()).fork(metal))),
         "MissingGradientsError": _guarded(initialized(flex).to_device(metal)),
         "the guard's advice": _guarded(initialized(flex).to_device(metal), steps=2),
+        "EmptyParamError (a parameter made by hand from a read one's fields, issue 39's third learner)":
+            _raised(lambda: Param(ParamId.new(), "weight", metal, (4, 1), True).val()),
     }
 
 

@@ -13,7 +13,7 @@ import pytest
 from article import ARTICLE, EXPECTED
 
 from bookkit.runs import scenarios
-from bookkit.runs.methods import EXTRA_SCENARIOS, SCENARIOS, Mixed, Scenario, article_methods
+from bookkit.runs.methods import EXTRA_SCENARIOS, SCENARIOS, Layered, Mixed, Scenario, article_methods
 from bookkit.runs.scenarios import (
     OUTCOMES,
     TARGET,
@@ -25,6 +25,7 @@ from bookkit.runs.scenarios import (
     run,
     run_all,
 )
+from mlx_autodiff import Requirement
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -187,6 +188,33 @@ def test_a_mixed_model_runs_each_parameter_as_its_own_method_left_it() -> None:
 def test_a_mixed_model_with_a_plain_bias_trains_only_its_weight() -> None:
     record = run(Mixed(SCENARIOS["ad-fork"], SCENARIOS["plain-fork"]))
     assert record.error is None and [s.grads for s in record.steps] == [1] * 5
+
+
+def test_a_frozen_model_moved_with_to_device_is_untracked_and_crashes_at_step_0() -> None:
+    """to_device of an untracked leaf is an op output with requirement None (Requirement.from_parents), not a
+    step backward consumes: step 0 has nothing tracked; beside a Grad leaf it only gets no gradient."""
+    frozen = Scenario("ad-no_grad-to_device", "no_grad", "flex.autodiff", True, ("no_grad", "to_device"))
+    bias = frozen.build().bias.val()
+    assert bias.node.op == "to_device" and bias.node.requirement is Requirement.NONE
+    assert run(frozen).outcome == "crash-at-step-0"
+    record = run(Mixed(SCENARIOS["ad-fork"], frozen))
+    assert record.error is None and [s.grads for s in record.steps] == [1] * 5
+
+
+def test_layered_models_have_other_shapes_and_each_layer_moves_its_own_way() -> None:
+    alone = Layered((SCENARIOS["ad-fork"],), bias=False)
+    assert alone.name == "[ad-fork](bias=False)"
+    assert [name for name, _ in alone.build().named_params()] == ["weight"]
+    assert [s.grads for s in run(alone).steps] == [1] * 5
+    layers = Layered((SCENARIOS["ad-fork"], SCENARIOS["ad-to_device"]))
+    model = layers.build()
+    assert [name for name, _ in model.named_params()] == [
+        "layers.0.weight", "layers.0.bias", "layers.1.weight", "layers.1.bias"]
+    assert {p.val().device for p in model.params()} == {TARGET}
+    record = run(layers)
+    assert record.name == "[ad-fork, ad-to_device]" and record.require_grad is True
+    assert [s.grads for s in record.steps] == [2]
+    assert record.error is not None and (record.error.type, record.error.step) == ("TapeConsumedError", 1)
 
 
 def test_no_grad_move_crashes_at_step_0() -> None:

@@ -1033,6 +1033,15 @@ WRONG: dict[str, list[Answer]] = {
     ],
     "ex-10-relocate": [
         Answer(
+            "from mlx_autodiff.module import Param\n"
+            "def relocate(model, device):\n"
+            "    return model.map_params(lambda p: Param(p.id, p.name, device, p.shape, True, p._init))\n",
+            "a parameter rebuilt by hand from a read one's fields: its initializer is spent, so it holds "
+            "nothing (issue 39's third learner, who got a bare AssertionError)",
+            "(raised_in_check|check_error):EmptyParamError",
+            found="holds no tensor",
+        ),
+        Answer(
             "def relocate(model, device):\n"
             "    return model.fork(device)\n",
             "fork is right for autodiff models only: a plain model stays plain",
@@ -1425,6 +1434,56 @@ WRONG: dict[str, list[Answer]] = {
         ),
         Answer(
             "def predict(model):\n"
+            "    def kind(t):\n"
+            "        if t.is_require_grad(): return \"grad\"\n"
+            "        if t.node is not None and t.node.op == \"to_device\": return \"to_device\"\n"
+            "        return \"untracked\"\n"
+            "    w, b = kind(model.weight.val()), kind(model.bias.val())\n"
+            "    if \"to_device\" in (w, b):\n"
+            "        return \"crash-later\" if \"grad\" in (w, b) else \"silent-then-crash\"\n"
+            "    if w == b == \"grad\": return \"trains\"\n"
+            "    if \"grad\" in (w, b): return \"partly-trains\"\n"
+            "    return \"crash-at-step-0\"\n",
+            "hard-wired to a weight and a bias (issue 39's third learner): a Linear without a bias has bias "
+            "None, two layers have no weight; it also takes an untracked to_device output for a consumed "
+            "step",
+            "raised_in_check:AttributeError|failed:outcome",
+        ),
+        Answer(
+            "from mlx_autodiff import Requirement\n"
+            "def predict(model):\n"
+            "    def kind(t):\n"
+            "        if t.is_require_grad(): return 'grad'\n"
+            "        if t.node is not None and t.node.requirement is Requirement.GRAD_IN_BACKWARD:\n"
+            "            return 'in-transit'\n"
+            "        return 'untracked'\n"
+            "    kinds = (kind(model.weight.val()), kind(model.bias.val()))\n"
+            "    if 'in-transit' in kinds:\n"
+            "        return 'crash-later' if 'grad' in kinds else 'silent-then-crash'\n"
+            "    if 'grad' not in kinds: return 'crash-at-step-0'\n"
+            "    return 'trains' if kinds == ('grad', 'grad') else 'partly-trains'\n",
+            "the book's rule, hard-wired to a weight and a bias: only the models of other shapes catch it",
+            "raised_in_check:AttributeError",
+        ),
+        Answer(
+            "def predict(model):\n"
+            "    ops = []\n"
+            "    for p in model.params():\n"
+            "        t = p.val()\n"
+            "        ops.append(\"grad\" if t.is_require_grad() else (t.node.op if t.node is not None"
+            " else \"plain\"))\n"
+            "    if \"to_device\" in ops:\n"
+            "        return \"crash-later\" if \"grad\" in ops else \"silent-then-crash\"\n"
+            "    if \"grad\" not in ops:\n"
+            "        return \"crash-at-step-0\"\n"
+            "    return \"trains\" if all(o == \"grad\" for o in ops) else \"partly-trains\"\n",
+            "any to_device op taken for a consumed step: a frozen model's to_device output is untracked "
+            "(requirement None), so no_grad then to_device crashes at step 0 (issue 39's third learner; the "
+            "book's own solution until then)",
+            "failed:outcome",
+        ),
+        Answer(
+            "def predict(model):\n"
             "    ts = [p.val() for p in model.params()]\n"
             "    if any(t.node is not None and t.node.op == 'to_device' for t in ts):\n"
             "        return 'silent-then-crash'\n"
@@ -1447,13 +1506,14 @@ WRONG: dict[str, list[Answer]] = {
         ),
         Answer(
             "def predict(model):\n"
-            "    t = model.weight.val()\n"
+            "    t = model.params()[0].val()\n"
             "    if t.is_require_grad():\n"
             "        return 'trains'\n"
             "    if t.node is not None and t.node.op == 'to_device':\n"
             "        return 'silent-then-crash'\n"
             "    return 'crash-at-step-0'\n",
-            "looks only at the weight: right while both parameters are of one kind, wrong for a mixed model "
+            "looks only at the first parameter (a Linear's weight): right while both parameters are of one "
+            "kind, wrong for a mixed model "
             "(a Grad weight beside a to_device output, a plain bias or an untracked one)",
             "failed:outcome",
         ),
@@ -1700,7 +1760,7 @@ TAMPERING: dict[str, list[Answer]] = {
             "from mlx_autodiff import tape, Tensor, Distribution\n"
             "from mlx_autodiff.tensor import Gradients\n"
             "def predict(model):\n"
-            "    w = model.weight.val()\n"
+            "    w = model.params()[0].val()\n"
             "    xx = Tensor.random([8, 4], Distribution.uniform(-1.0, 1.0), w.device)\n"
             "    try:\n"
             "        loss = ((xx @ w) * (xx @ w)).sum()\n"
@@ -1709,7 +1769,8 @@ TAMPERING: dict[str, list[Answer]] = {
             "        return 'crash-at-step-0'\n"
             "    return 'trains' if g.get(w) is not None else 'silent-then-crash'\n",
             "really trains, through the @ operator and the tape's own backward (issue 39's second "
-            "learner, B3): both are counted",
+            "learner, B3; the first parameter, not model.weight, since two layers have none): both are "
+            "counted",
             "failed:no_training",
         ),
     ],
@@ -1903,17 +1964,19 @@ TAMPERING: dict[str, list[Answer]] = {
 RIGHT: dict[str, list[Answer]] = {
     "ex-13-predict": [
         Answer(
+            "from mlx_autodiff import Requirement\n"
             "def predict(model):\n"
             "    params = model.params()\n"
             "    grads = sum(p.is_require_grad() for p in params)\n"
-            "    moved = sum(p.val().node is not None and p.val().node.op == 'to_device' for p in params)\n"
+            "    moved = sum(p.val().node is not None\n"
+            "                and p.val().node.requirement is Requirement.GRAD_IN_BACKWARD for p in params)\n"
             "    if moved:\n"
             "        return 'crash-later' if grads else 'silent-then-crash'\n"
             "    if not grads:\n"
             "        return 'crash-at-step-0'\n"
             "    return 'trains' if grads == model.num_param_tensors() else 'partly-trains'\n",
-            "counts the Grad leaves and the to_device outputs, then compares with num_param_tensors() "
-            "(chapter 12's count)",
+            "counts the Grad leaves and the tracked to_device outputs (GradInBackward), then compares with "
+            "num_param_tensors() (chapter 12's count)",
         ),
     ],
     "ex-11-half-and-half": [
