@@ -10,8 +10,9 @@ markup (the pictures), the JSON data the page scripts show (`<script type="appli
 and each image as a hash of its bytes. Beside the pages, the notebooks a reader downloads
 (`exercises/`, `notebooks/`) as their cells' text, and the data files the pages' scripts fetch
 (`*.json` and `*.svg` under the edition, outside `_static/`). Asset paths are the one thing
-normalised (and parameters' random ids): a link or source into `_static/`, `_images/`, `_thebe/` or `_mathjax/` keeps only its
-file name, and Sphinx's content hash in a file name (`mystnb.<hash>.css`) is dropped.
+normalised (and parameters' random ids): a link or source into `_static/`, `_images/`, `_thebe/` or
+`_mathjax/` keeps only its file name, and Sphinx's content hash in a file name (`mystnb.<hash>.css`)
+is dropped.
 `--compare` prints the files that differ (a unified diff of each, cut short) and exits 1 if any do.
 """
 
