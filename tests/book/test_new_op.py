@@ -34,7 +34,7 @@ ENGINE_TESTS = [f"tests/engine/test_{name}.py" for name in ("ops", "properties",
 
 
 def make(copy: Path) -> dict[str, subprocess.CompletedProcess[str]]:
-    """The recipe's edits, one at a time, and the op tests run in the copy before each of the last two."""
+    """The recipe's edits, one at a time, and the op tests run in the copy before each."""
     tensor, references = copy / RECIPE[0], copy / RECIPE[1]
     registered = ("tests/engine/test_ops.py", "-q", "-k", "every_op_method_is_registered")
     runs = {"before": pytest_in(copy, *registered)}

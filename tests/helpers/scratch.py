@@ -13,7 +13,7 @@ import shutil
 import subprocess
 import sys
 import xml.etree.ElementTree as ElementTree
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -91,9 +91,9 @@ class SharedCopy:
     path: Path
     recipes: dict[str, Recipe]
     """Each recipe by the name of its module."""
-    fast_tier: subprocess.CompletedProcess[str]
+    fast_tier: subprocess.CompletedProcess[str] = field(repr=False)  # a failed assertion shows its tail
     """The copy's fast tier, run once with every recipe made."""
-    passed: frozenset[str]
+    passed: frozenset[str] = field(repr=False)
     """The fast tier's tests that passed, as "tests.dir.test_file::test_name[param]"."""
 
     def fast_tier_failure(self) -> str:
