@@ -1,6 +1,7 @@
 """A new exercise, added as README's recipe "An exercise" says, is graded like the book's own.
 
-In a scratch copy of the repository the test writes a small real exercise into chapter 1: the
+In the recipes' shared scratch copy of the repository (tests/book/conftest.py) `make` writes a small
+real exercise into chapter 1: the
 `{exercise}` with its label, its solution between solution-start and solution-end, its check cell
 (tagged check, `def check(expect, answer):`, trying two cases), the check's messages in the part
 "checks" of both words files, the exercise's text translated in the chapter's catalog, and a wrong
@@ -15,8 +16,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-from scratch import changed, copy_of, insert, pytest_in, readme_recipe_files
+from scratch import SharedCopy, insert, pytest_in, readme_recipe_files
 
 ROOT = Path(__file__).resolve().parents[2]
 LABEL = "ex-01-count"
@@ -86,10 +86,8 @@ def po_entry(english: str, chinese: str) -> str:
     return f"msgid {quoted[0]}\nmsgstr {quoted[1]}\n\n"
 
 
-@pytest.fixture(scope="module")
-def scratch_repository(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A copy of the repository with the new exercise, made as README's recipe says."""
-    copy = copy_of(ROOT, tmp_path_factory.mktemp("exercise") / "repository")
+def make(copy: Path) -> None:
+    """The new exercise, made in the copy as README's recipe says."""
     insert(copy / PAGE, "## Sources\n", EXERCISE)
     for language, said in WORDS.items():
         path = copy / "bookkit" / "words" / f"{language}.json"
@@ -99,18 +97,19 @@ def scratch_repository(tmp_path_factory: pytest.TempPathFactory) -> Path:
     with (copy / CATALOG).open("a", encoding="utf8") as catalog:
         catalog.write("\n" + po_entry(*TITLE) + po_entry(*TEXT).rstrip("\n") + "\n")
     insert(copy / "tests" / "book" / "wrong_answers.py", "}\n\nTAMPERING", WRONG)
-    return copy
 
 
-def test_a_new_exercise_touches_the_files_readme_lists(scratch_repository: Path) -> None:
+def test_a_new_exercise_touches_the_files_readme_lists(scratch_repository: SharedCopy) -> None:
     listed = readme_recipe_files(ROOT / "README.md", "An exercise")
-    assert changed(scratch_repository) == sorted(name.replace("<page>", "01-initialized") for name in listed)
+    made = scratch_repository.recipes[__name__].changed
+    assert made == sorted(name.replace("<page>", "01-initialized") for name in listed)
 
 
-def test_the_copys_grader_passes_the_solution_and_fails_the_wrong_answer(scratch_repository: Path) -> None:
+def test_the_copys_grader_passes_the_solution_and_fails_the_wrong_answer(
+        scratch_repository: SharedCopy) -> None:
     """test_exercises.py's grading tests, on the new exercise only: its solution passes and its stub
     does not; the wrong answer fails with the message "wrong", its reason said in English and Chinese."""
-    done = pytest_in(scratch_repository, "tests/book/test_exercises.py", "-m", "executed", "-k", LABEL,
+    done = pytest_in(scratch_repository.path, "tests/book/test_exercises.py", "-m", "executed", "-k", LABEL,
                      "-q", "-rA")
     assert done.returncode == 0, "the copy's grader fails the new exercise:\n" + done.stdout[-5000:]
     passed = [line for line in done.stdout.splitlines() if line.startswith("PASSED") and LABEL in line]
@@ -118,8 +117,7 @@ def test_the_copys_grader_passes_the_solution_and_fails_the_wrong_answer(scratch
     assert any("wrong_or_tampering_answer_fails" in line for line in passed), done.stdout[-3000:]
 
 
-def test_the_copys_fast_tier_passes_with_the_new_exercise(scratch_repository: Path) -> None:
+def test_the_copys_fast_tier_passes_with_the_new_exercise(scratch_repository: SharedCopy) -> None:
     """The words of its check in both languages, its catalog entries, its wrong answer and its names
     (tests/book/test_exercises.py, tests/site/test_translation.py), and every other fast test."""
-    done = pytest_in(scratch_repository, "-q", "-x")
-    assert done.returncode == 0, "the fast tier fails with the new exercise:\n" + done.stdout[-5000:]
+    assert scratch_repository.fast_tier.returncode == 0, scratch_repository.fast_tier_failure()

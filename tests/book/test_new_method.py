@@ -1,6 +1,7 @@
 """An eighth relocation method, added by README's recipe, lands everywhere chapter 8's methods are listed.
 
-In a scratch copy of the repository the test makes the recipe's edits for real: a `Scenario` in
+In the recipes' shared scratch copy of the repository (tests/book/conftest.py) `make` makes the
+recipe's edits for real: a `Scenario` in
 bookkit/runs/methods.py, its explanation in both words files, its expected outcome in
 tests/helpers/article.py. git in the copy then says the recipe touched exactly the files README
 lists, and the copy's fast tier passes with it. Chapter 8's runs, tabs and curves, the explorer's
@@ -20,7 +21,7 @@ from html import escape
 from pathlib import Path
 
 import pytest
-from scratch import changed, copy_of, insert, pytest_in, readme_recipe_files
+from scratch import SharedCopy, insert, readme_recipe_files
 
 from bookkit.explorer.words import WORDS
 
@@ -73,10 +74,8 @@ print(json.dumps({
 '''
 
 
-@pytest.fixture(scope="module")
-def scratch_repository(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A copy of the repository with README's recipe for a relocation method made in it."""
-    copy = copy_of(ROOT, tmp_path_factory.mktemp("method") / "repository")
+def make(copy: Path) -> None:
+    """README's recipe for a relocation method, made in the copy."""
     insert(copy / "bookkit" / "runs" / "methods.py", ')\n"""The methods chapter 8 runs', SCENARIO)
     for language, text in EXPLANATIONS.items():
         path = copy / "bookkit" / "words" / f"{language}.json"
@@ -84,27 +83,26 @@ def scratch_repository(tmp_path_factory: pytest.TempPathFactory) -> Path:
         table["tabs"]["explanations"][EIGHTH] = text
         path.write_text(json.dumps(table, ensure_ascii=False, indent=2) + "\n", encoding="utf8")
     insert(copy / "tests" / "helpers" / "article.py", '}\n"""Every method chapter 8 runs', EXPECTED)
-    return copy
 
 
 @pytest.fixture(scope="module")
-def eighth(scratch_repository: Path) -> dict:
-    copy = scratch_repository
+def eighth(scratch_repository: SharedCopy) -> dict:
+    copy = scratch_repository.path
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(copy), str(copy / "tests" / "helpers")]))
     done = subprocess.run([sys.executable, "-c", SCRIPT], cwd=copy, env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
 
 
-def test_the_recipe_touches_the_files_readme_lists(scratch_repository: Path) -> None:
+def test_the_recipe_touches_the_files_readme_lists(scratch_repository: SharedCopy) -> None:
     listed = readme_recipe_files(ROOT / "README.md", "A relocation method in chapter 8")
-    assert changed(scratch_repository) == listed, "README's recipe lists other files than the edit touches"
+    made = scratch_repository.recipes[__name__].changed
+    assert made == listed, "README's recipe lists other files than the edit touches"
     assert len(listed) == 4
 
 
-def test_the_copys_fast_tier_passes_with_the_new_method(scratch_repository: Path) -> None:
-    done = pytest_in(scratch_repository, "-q", "-x")
-    assert done.returncode == 0, "the fast tier fails with the recipe's method:\n" + done.stdout[-5000:]
+def test_the_copys_fast_tier_passes_with_the_new_method(scratch_repository: SharedCopy) -> None:
+    assert scratch_repository.fast_tier.returncode == 0, scratch_repository.fast_tier_failure()
 
 
 def test_chapter_8_runs_draws_and_plots_it(eighth: dict) -> None:

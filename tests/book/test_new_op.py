@@ -1,21 +1,19 @@
 """A new op, added as README's recipe "An op with its backward" says, is checked by the op tests.
 
-In a scratch copy of the repository (every file git tracks, committed there),
-the test makes the recipe's edits for real, one at a time, and runs the op,
-property and semantics tests there after each: the Tensor method alone fails
-(it records an op without its `@op`); with its `@op`, they fail and say where
-its reference goes; with its reference in tests/engine/op_references.py, they pass
-and have checked it. git in the copy then says the recipe touched exactly the
-two files README lists, and the copy's fast tier passes.
+In the recipes' shared scratch copy of the repository (tests/book/conftest.py), `make` makes the
+recipe's edits for real, one at a time, and runs the op, property and semantics tests there after the
+first two: the Tensor method alone fails (it records an op without its `@op`); with its `@op`, they
+fail and say where its reference goes. With its reference in tests/engine/op_references.py, the
+copy's fast tier (run once, with every recipe made) passes them and has checked the new op. git in
+the copy says the recipe touched exactly the two files README lists.
 """
 
 from __future__ import annotations
 
-import re
+import subprocess
 from pathlib import Path
 
-import pytest
-from scratch import changed, copy_of, insert, pytest_in, readme_recipe_files
+from scratch import SharedCopy, insert, pytest_in, readme_recipe_files
 
 ROOT = Path(__file__).resolve().parents[2]
 RECIPE = ("mlx_autodiff/tensor.py", "tests/engine/op_references.py")
@@ -35,37 +33,40 @@ REFERENCE = '''    "cube": OpReference(lambda xp, x: x * x * x),
 ENGINE_TESTS = [f"tests/engine/test_{name}.py" for name in ("ops", "properties", "semantics")]
 
 
-@pytest.fixture(scope="module")
-def scratch_repository(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Every file git tracks here, copied and committed in a new repository of its own."""
-    return copy_of(ROOT, tmp_path_factory.mktemp("recipe") / "repository")
-
-
-def test_a_new_op_takes_the_two_files_readme_lists_and_is_checked(scratch_repository: Path) -> None:
-    copy = scratch_repository
+def make(copy: Path) -> dict[str, subprocess.CompletedProcess[str]]:
+    """The recipe's edits, one at a time, and the op tests run in the copy before each."""
     tensor, references = copy / RECIPE[0], copy / RECIPE[1]
-    imported = pytest_in(copy, "tests/engine/test_ops.py", "-q", "-k", "every_op_method_is_registered")
-    assert imported.returncode == 0, "the copy's tests fail before any edit:\n" + imported.stdout[-3000:]
-
+    registered = ("tests/engine/test_ops.py", "-q", "-k", "every_op_method_is_registered")
+    runs = {"before": pytest_in(copy, *registered)}
     insert(tensor, '    @op("exp", saves=("output",))\n', METHOD)
-    unregistered = pytest_in(copy, "tests/engine/test_ops.py", "-q", "-k", "every_op_method_is_registered")
+    runs["unregistered"] = pytest_in(copy, *registered)
+    insert(tensor, METHOD, REGISTRATION)
+    runs["unreferenced"] = pytest_in(copy, *ENGINE_TESTS, "-q")
+    insert(references, '    "exp": OpReference(', REFERENCE)
+    return runs
+
+
+def test_a_new_op_takes_the_two_files_readme_lists_and_is_checked(scratch_repository: SharedCopy) -> None:
+    recipe = scratch_repository.recipes[__name__]
+    runs = recipe.made
+    before = runs["before"]
+    assert before.returncode == 0, "the copy's tests fail before any edit:\n" + before.stdout[-3000:]
+
+    unregistered = runs["unregistered"]
     assert unregistered.returncode != 0 and "'cube'" in unregistered.stdout, (
         "a Tensor method that records an op without its @op passes:\n" + unregistered.stdout[-3000:])
 
-    insert(tensor, METHOD, REGISTRATION)
-    unreferenced = pytest_in(copy, *ENGINE_TESTS, "-q")
+    unreferenced = runs["unreferenced"]
     assert unreferenced.returncode != 0, "an op without a reference passes:\n" + unreferenced.stdout[-3000:]
     assert ("registers an op named 'cube', but tests/engine/op_references.py has no reference"
             in unreferenced.stdout)
 
-    insert(references, '    "exp": OpReference(', REFERENCE)
-    checked = pytest_in(copy, *ENGINE_TESTS, "-v")
-    assert checked.returncode == 0, "the recipe's op fails the op tests:\n" + checked.stdout[-5000:]
-    cube_tests = re.findall(r"^tests/\S+\[cube\] PASSED", checked.stdout, re.MULTILINE)
-    assert len(cube_tests) >= 2, "the op tests did not run the new op:\n" + checked.stdout[-3000:]
+    assert scratch_repository.fast_tier.returncode == 0, scratch_repository.fast_tier_failure()
+    engine = tuple(f"tests.engine.test_{name}::" for name in ("ops", "properties", "semantics"))
+    cube_tests = [name for name in scratch_repository.passed
+                  if name.startswith(engine) and name.endswith("[cube]")]
+    assert len(cube_tests) >= 2, "the op tests did not run the new op"
 
-    touched = changed(copy)
-    assert touched == sorted(RECIPE), f"the recipe touched {touched}, README's recipe lists {list(RECIPE)}"
+    assert recipe.changed == sorted(RECIPE), (
+        f"the recipe touched {recipe.changed}, README's recipe lists {list(RECIPE)}")
     assert readme_recipe_files(ROOT / "README.md", "An op with its backward") == sorted(RECIPE)
-    fast = pytest_in(copy, "-q", "-x")
-    assert fast.returncode == 0, "the copy's fast tier fails with the recipe's op:\n" + fast.stdout[-5000:]

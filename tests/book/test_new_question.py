@@ -1,6 +1,7 @@
 """A new question, added by README's recipe "A question", whose key a new case computes with the engine.
 
-In a scratch copy of the repository the test makes the recipe's edits for real: a case in
+In the recipes' shared scratch copy of the repository (tests/book/conftest.py) `make` makes the
+recipe's edits for real: a case in
 bookkit/runs/question_cases.py, a `{question}` on chapter 6's page with its key on each choice, and
 the question's words translated in chapter 6's catalog. git in the copy then says the recipe touched
 exactly the files README lists; there, the questions' checks that need no build pass (every choice
@@ -18,7 +19,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from scratch import changed, copy_of, insert, pytest_in, readme_recipe_files
+from scratch import SharedCopy, insert, pytest_in, readme_recipe_files
 from test_question_keys import build, choices
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -66,47 +67,49 @@ def po_entry(msgid: str, msgstr: str) -> str:
     return f"\nmsgid {quoted[0]}\nmsgstr {quoted[1]}\n"
 
 
-@pytest.fixture(scope="module")
-def scratch_repository(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A copy of the repository with the new case, the new question and its translation."""
-    copy = copy_of(ROOT, tmp_path_factory.mktemp("question") / "repository")
+def make(copy: Path) -> None:
+    """The new case, the new question and its translation, made in the copy."""
     insert(copy / "bookkit" / "runs" / "question_cases.py", "# ----- part two:", CASE)
     insert(copy / "book" / f"{PAGE}.md", "## Exercises\n", QUESTION)
     catalog = copy / "locale" / "zh_CN" / "LC_MESSAGES" / "book" / f"{PAGE}.po"
     with catalog.open("a", encoding="utf8") as out:
         out.write("".join(po_entry(msgid, msgstr) for msgid, msgstr in TRANSLATIONS.items()))
-    return copy
 
 
-def test_a_new_question_is_the_files_readme_lists(scratch_repository: Path) -> None:
+def test_a_new_question_is_the_files_readme_lists(scratch_repository: SharedCopy) -> None:
     listed = [name.replace("<page>", PAGE) for name in readme_recipe_files(ROOT / "README.md", "A question")]
-    assert changed(scratch_repository) == sorted(listed)
+    assert scratch_repository.recipes[__name__].changed == sorted(listed)
 
 
-def test_the_copys_question_checks_pass_with_the_new_question(scratch_repository: Path) -> None:
-    done = pytest_in(scratch_repository, "-q", "-x", "-m", "not book and not browser",
+def test_the_copys_fast_tier_passes_with_the_new_question(scratch_repository: SharedCopy) -> None:
+    assert scratch_repository.fast_tier.returncode == 0, scratch_repository.fast_tier_failure()
+
+
+def test_the_copys_question_checks_pass_with_the_new_question(scratch_repository: SharedCopy) -> None:
+    done = pytest_in(scratch_repository.path, "-q", "-x", "-m", "not book and not browser",
                      "-k", f"not answer_a_case_computes or {PAGE}",
                      "tests/book/test_question_keys.py", "tests/site/test_questions.py")
     assert done.returncode == 0, "the question checks fail with the new question:\n" + done.stdout[-5000:]
     assert f"answer_a_case_computes_is_a_key_its_choices_carry[{PAGE}] PASSED" in pytest_in(
-        scratch_repository, "-v", "-m", "slow", "-k", PAGE, "tests/book/test_question_keys.py").stdout
+        scratch_repository.path, "-v", "-m", "slow", "-k", PAGE, "tests/book/test_question_keys.py").stdout
 
 
 def test_the_new_question_is_translated_and_both_editions_get_its_keys(
-        scratch_repository: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        scratch_repository: SharedCopy, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from bookkit.questions import sphinx_ext
 
+    copy = scratch_repository.path
     env = {key: value for key, value in os.environ.items() if key != "PYTHONPATH"}
     done = subprocess.run([sys.executable, "-m", "bookkit.runs.question_cases", "forked_weight"],
-                          cwd=scratch_repository, env=env, capture_output=True, text=True, check=True)
+                          cwd=copy, env=env, capture_output=True, text=True, check=True)
     computed = json.loads(done.stdout)
     monkeypatch.setattr(sphinx_ext, "case_results", lambda root=None: {"forked_weight": computed})
-    assert QUESTION in (scratch_repository / "book" / f"{PAGE}.md").read_text(encoding="utf8")
+    assert QUESTION in (copy / "book" / f"{PAGE}.md").read_text(encoding="utf8")
     page = {f"book/{PAGE}": "# Fork\n\n" + QUESTION}
     _, english = build(tmp_path / "en", page)
     catalog = tmp_path / "zh" / "locale" / "zh_CN" / "LC_MESSAGES" / "book"
     catalog.mkdir(parents=True)
-    po = scratch_repository / "locale" / "zh_CN" / "LC_MESSAGES" / "book" / f"{PAGE}.po"
+    po = copy / "locale" / "zh_CN" / "LC_MESSAGES" / "book" / f"{PAGE}.po"
     (catalog / f"{PAGE}.po").write_text(po.read_text(encoding="utf8"), encoding="utf8")
     _, chinese = build(tmp_path / "zh", page, language="zh_CN")
     labels, answer, _ = choices(english[f"book/{PAGE}"])

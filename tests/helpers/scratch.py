@@ -12,7 +12,10 @@ import re
 import shutil
 import subprocess
 import sys
+import xml.etree.ElementTree as ElementTree
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 
 def git(repository: Path, *args: str) -> str:
@@ -31,9 +34,14 @@ def copy_of(root: Path, copy: Path) -> Path:
         (copy / "node_modules").symlink_to(node_modules, target_is_directory=True)
     git(copy, "init", "-q")
     (copy / ".git" / "info" / "exclude").write_text("/node_modules\n")  # the link, which .gitignore misses
-    git(copy, "add", "-A")
-    git(copy, "-c", "user.name=recipe", "-c", "user.email=recipe@example.invalid", "commit", "-qm", "copy")
+    commit(copy, "copy")
     return copy
+
+
+def commit(copy: Path, message: str) -> None:
+    """Every change in the copy committed there, so that `changed` starts again from nothing."""
+    git(copy, "add", "-A")
+    git(copy, "-c", "user.name=recipe", "-c", "user.email=recipe@example.invalid", "commit", "-qm", message)
 
 
 def changed(copy: Path) -> list[str]:
@@ -64,3 +72,36 @@ def readme_recipe_files(readme: Path, title: str) -> list[str]:
     named = re.findall(r"`([^`]+)`", found[2])
     assert len(named) == int(found[1]), f"README's recipe {title!r} counts {found[1]} files and names {named}"
     return sorted(named)
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """One README recipe as made in the shared copy (tests/book/conftest.py)."""
+
+    changed: list[str]
+    """The files the recipe's edits touched, by path, as git in the copy says."""
+    made: Any
+    """What the recipe's `make` returned: what its own tests look at."""
+
+
+@dataclass(frozen=True)
+class SharedCopy:
+    """The one scratch copy every recipe is made in, one after another, and its fast tier's run."""
+
+    path: Path
+    recipes: dict[str, Recipe]
+    """Each recipe by the name of its module."""
+    fast_tier: subprocess.CompletedProcess[str] = field(repr=False)  # a failed assertion shows its tail
+    """The copy's fast tier, run once with every recipe made."""
+    passed: frozenset[str] = field(repr=False)
+    """The fast tier's tests that passed, as "tests.dir.test_file::test_name[param]"."""
+
+    def fast_tier_failure(self) -> str:
+        return "the copy's fast tier fails with every recipe made:\n" + self.fast_tier.stdout[-5000:]
+
+
+def passed_tests(report: Path) -> frozenset[str]:
+    """The passed tests of a JUnit XML report (pytest's --junitxml), as "tests.dir.test_file::test[param]"."""
+    return frozenset(f"{case.get('classname')}::{case.get('name')}"
+                     for case in ElementTree.parse(report).iter("testcase")
+                     if not any(child.tag in ("failure", "error", "skipped") for child in case))
