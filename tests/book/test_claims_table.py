@@ -168,12 +168,6 @@ def test_row_to_plain_device():
         initialized(FLEX.autodiff()).to_device(METAL.inner())
 
 
-def test_row_plain_to_autodiff():
-    moved = initialized(FLEX).to_device(METAL)
-    assert [p.val().device for p in moved.params()] == [METAL, METAL], "the move is made"
-    assert [p.val().node for p in moved.params()] == [None, None], "a plain tensor stays plain"
-
-
 def test_row_mixed_op():
     x, y = data()
     plain_model = initialized(FLEX).to_device(METAL)
