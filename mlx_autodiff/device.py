@@ -14,6 +14,7 @@ GPU.
 from __future__ import annotations
 
 import functools
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from typing import Literal
 
@@ -75,13 +76,13 @@ class Device:
             return mx.gpu
         return mx.cpu
 
-    def is_mlx_default(self) -> bool:
-        """True when MLX's default device is this one's: its ops need no stream of their own.
+    def computing(self) -> AbstractContextManager[object]:
+        """Where the ops inside the `with` block run: this device's MLX stream.
 
-        Ops and backward steps ask before each run: entering `mx.stream` costs
-        more than a small op, and on MLX's default device it changes nothing.
+        On MLX's default device that stream is already the current one, and
+        entering `mx.stream` would cost more than a small op, so nothing is entered.
         """
-        return mx.default_device() == self.mlx_device
+        return nullcontext() if mx.default_device() == self.mlx_device else mx.stream(self.mlx_device)
 
     @property
     def is_stand_in(self) -> bool:

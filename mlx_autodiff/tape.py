@@ -177,11 +177,8 @@ def _run_step(node: Node, step: Step, grads: Gradients, trace: Tracer) -> None:
     if step.backward is None:
         return
     grad = grads.consume(node)
-    if node.device.is_mlx_default():
+    with node.device.computing():
         parent_grads = step.backward(grad)
-    else:
-        with mx.stream(node.device.mlx_device):
-            parent_grads = step.backward(grad)
     for parent, parent_grad in zip(node.parents, parent_grads, strict=True):
         if parent_grad is not None:
             grads.register(parent, parent_grad)

@@ -62,9 +62,7 @@ def _on_device(method: Method) -> Method:
 
     @functools.wraps(method)
     def run(self: Tensor, *args: object, **kwargs: object) -> Tensor:
-        if self.device.is_mlx_default():
-            return method(self, *args, **kwargs)
-        with mx.stream(self.device.mlx_device):
+        with self.device.computing():
             return method(self, *args, **kwargs)
 
     return run
