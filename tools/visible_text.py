@@ -1,6 +1,6 @@
 """What a reader of the built site sees, as text: to compare two builds before and after a refactoring.
 
-    python -m tools.visible_text _build/html _build/visible-before# write one .txt per page and notebook
+    python -m tools.visible_text _build/html _build/visible-before  # write one .txt per page and notebook
     python -m tools.visible_text --compare _build/visible-before _build/visible-after
 
 For every page of every edition (`_build/html/<edition>/**.html`) it writes the page's text as a
