@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import sys
 import time
 from pathlib import Path
 
@@ -84,7 +83,3 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         save(Path(args.json), rows, info)
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main())

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -25,6 +27,14 @@ def test_a_quick_run_prints_the_table_and_its_json_loads_back(tmp_path, capsys):
     training = [row for row in rows if row.name.startswith("Train step") and row.target is not None]
     assert training
     assert all(row.engine > 0 and row.reference > 0 and row.ratio is not None for row in training)
+
+
+def test_make_bench_s_command_runs_the_package():
+    """`make bench` runs `python -m bookkit.bench`: a package needs its own __main__.py for that (issue 43's
+    move made the module a package, and `make bench` stopped with "cannot be directly executed")."""
+    done = subprocess.run([sys.executable, "-m", "bookkit.bench", "--help"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("usage: python -m bookkit.bench")
 
 
 def test_the_committed_results_the_appendix_renders_still_load():
