@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from bookkit.runs.methods import Layers
 from mlx_autodiff.device import Device
 from mlx_autodiff.module import Module
 from mlx_autodiff.nn import LinearConfig
@@ -29,17 +30,12 @@ class Stack(Module):
         return self.second.forward(self.first.forward(x))
 
 
-class Tower(Module):
+class Tower(Layers):
     """`depth` Linear layers, 4 -> 4 -> ... -> 1, in a list (`layers.0.weight`, ...): 2 x `depth` parameter
     tensors, a count a check can draw at random so that no answer knows it in advance."""
 
     def __init__(self, device: Device, depth: int) -> None:
-        self.layers = [LinearConfig(4, 4 if k < depth - 1 else 1).init(device) for k in range(depth)]
-
-    def forward(self, x: Tensor) -> Tensor:
-        for layer in self.layers:
-            x = layer.forward(x)
-        return x
+        super().__init__([LinearConfig(4, 4 if k < depth - 1 else 1).init(device) for k in range(depth)])
 
 
 class Spare(Module):
