@@ -918,6 +918,15 @@ def test_a_failed_expect_names_its_message_and_fills_it_in_each_language() -> No
         "`f` must be a function, got None")
 
 
+
+def test_a_runs_outcome_in_a_message_is_named_in_the_readers_language() -> None:
+    """8.1's verdict names the outcome its method got: by its name in the part "outcome_names" (issue 39's
+    third learner found the id `crash-before-training` inside a Chinese sentence)."""
+    fields = {"outcome": "crash-before-training", "line": "x"}
+    chinese = message("ex-08-eighth-method", "trains", fields, "zh_CN")
+    assert "训练之前崩溃" in chinese and "crash-before-training" not in chinese, chinese
+    assert "crash-before-training" in message("ex-08-eighth-method", "trains", fields, "en")
+
 # --- the Chinese edition's copy -----------------------------------------------------------------
 
 WITH_EXERCISES = [chapter for chapter in chapters(ROOT) if exercises(chapter.read(), chapter.name)]

@@ -160,6 +160,16 @@ WRONG: dict[str, list[Answer]] = {
         ),
         Answer(
             "def place(model, device):\n"
+            "    placed = model.fork(device)\n"
+            "    model.__dict__.update(model.to_device(device).__dict__)\n"
+            "    return placed\n",
+            "returns a fork, but leaves the model it was given holding to_device's outputs, same values "
+            "(issue 39's fourth learner)",
+            "failed:source_replaced",
+            on_the_page=True,
+        ),
+        Answer(
+            "def place(model, device):\n"
             "    return model.to_device(device).train()\n",
             "train() after to_device of an autodiff model (a reviewer's try)",
             "raised_in_check:AlreadyAutodiffError",
@@ -425,6 +435,15 @@ WRONG: dict[str, list[Answer]] = {
             "the numbers the chapter prints for the CPU gradient, typed in",
             "failed:own_gradient",
             on_the_page=True,
+        ),
+        Answer(
+            "forked = model.fork(flex.autodiff())\n"
+            "forked_raw = MseLoss().forward(forked.forward(x.to_device(flex.autodiff())),\n"
+            "                               y.to_device(flex.autodiff()), Reduction.MEAN).backward()\n"
+            "forked_grad = forked_raw.get(forked.weight.val())\n",
+            "forks, but onto the CPU's autodiff device, not metal (issue 39's third learner: the hint "
+            "then blamed to_device)",
+            "failed:forked_device",
         ),
         Answer(
             "forked = model.fork(metal)\n"
