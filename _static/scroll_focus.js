@@ -7,7 +7,7 @@
  * https://github.com/pydata/pydata-sphinx-theme/pull/1903 (released in 0.16.0); this script does
  * what that change does for the boxes it added, for the graphs nested in an output (chapter 8's
  * tabs), which _static/custom.css lets scroll on a phone and the theme's selector
- * (`.cell_output > .output`) misses, and for the explorer's picture boxes (bookkit/explorer/__init__.py):
+ * (`.cell_output > .output`) misses, and for the explorer's picture boxes (bookkit/explorer/explorer.py):
  * a box whose content overflows gets tabindex="0", one that fits gets tabindex="-1", on load and
  * whenever the window is resized. It can go once the theme is
  * 0.16 or newer (tests/site/test_accessibility.py says when the pinned theme has the fix).

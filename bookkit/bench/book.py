@@ -20,8 +20,8 @@ import sys
 import time
 from pathlib import Path
 
-from bookkit import explorer
 from bookkit.bench.rows import Row
+from bookkit.explorer import explorer
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -1,7 +1,7 @@
 /* The relocation explorer: three choices, and what that combination did when the book was built.
  *
  * No dependencies. Jupyter Book loads every script in _static/ on every page; this one does
- * nothing on a page without an explorer. bookkit/explorer/__init__.py (`page`) writes what it expects:
+ * nothing on a page without an explorer. bookkit/explorer/explorer.py (`page`) writes what it expects:
  *
  *   div.explorer                           gets data-outcome="<the answer's outcome>" (explorer.css
  *                                            colours the answer's bar by it)

@@ -5,7 +5,7 @@ A page that says
     ```{relocation-explorer}
     ```
 
-gets the explorer (`bookkit.explorer.page`: its form, its data, the
+gets the explorer (`bookkit.explorer.explorer.page`: its form, its data, the
 table of every combination), and the pictures it loads are copied into
 `explorer/` beside that page when the page is written. The runs take one
 fresh process per combination, several seconds in all, so their files are
@@ -27,7 +27,7 @@ from sphinx.application import Sphinx
 from sphinx.environment import BuildEnvironment
 from sphinx.util.docutils import SphinxDirective
 
-from bookkit.explorer import explore, load, page, write
+from bookkit.explorer.explorer import explore, load, page, write
 from bookkit.explorer.words import words_for
 from bookkit.site.assets import add_assets
 from bookkit.site.build import engine_key

@@ -109,7 +109,8 @@ def _node(param: Any) -> Node:
 def _scenario(moves: tuple[Move, ...], built_on: str = "flex.autodiff", read_first: bool = True) -> Result:
     """A relocation the article does not list, run as chapter 8 runs its seven."""
     label = " -> ".join(moves)
-    record = run(Scenario(label, label, built_on, read_first, moves), steps=3)  # type: ignore[arg-type]
+    scenario = Scenario(label, label, built_on, read_first, moves)  # type: ignore[arg-type]
+    record = run(scenario, steps=3, drawn=False)
     return {"outcome": record.outcome, "grads": [s.grads for s in record.steps],
             "grads_step0": record.steps[0].grads if record.steps else None,
             "error": None if record.error is None else record.error.type,
@@ -407,7 +408,7 @@ def methods() -> Result:
     the error."""
     out: Result = {}
     for name in [*SCENARIOS, *EXTRA_SCENARIOS]:
-        record = run(name, steps=3)
+        record = run(name, steps=3, drawn=False)
         out[name.replace("-", "_")] = record.outcome
         out[f"{name.replace('-', '_')}_error"] = None if record.error is None else record.error.type
         out[f"{name.replace('-', '_')}_grads0"] = record.steps[0].grads if record.steps else None

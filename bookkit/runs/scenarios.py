@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
+from bookkit.explorer.words import WORDS
 from bookkit.pictures.graph import Graph, snapshot
 from bookkit.pictures.render import Drawing
 from bookkit.runs.combinations import COMBINATIONS, Relocation
@@ -177,11 +178,14 @@ class RunRecord:
 # ----- running ---------------------------------------------------------------------
 
 
-def run(name_or_scenario: str | Scenario | Mixed | Layered, steps: int = 5) -> RunRecord:
+def run(name_or_scenario: str | Scenario | Mixed | Layered, steps: int = 5, drawn: bool = True) -> RunRecord:
     """Build, relocate and train one scenario (or a `Mixed` or `Layered` model); engine errors end the run
     and are recorded.
 
-    Only `AutodiffError`s are caught: any other exception is a bug and propagates.
+    `drawn=False` records no graphs (`snapshots` stays empty): a check or a count that reads only the
+    outcome and the steps then runs about forty times faster, since drawing each step's graphs in every
+    language is most of a run's time. Only `AutodiffError`s are caught: any other exception is a bug and
+    propagates.
     """
     scenario = _lookup(name_or_scenario) if isinstance(name_or_scenario, str) else name_or_scenario
     if steps < 0:
@@ -204,7 +208,7 @@ def run(name_or_scenario: str | Scenario | Mixed | Layered, steps: int = 5) -> R
     optim = AdamConfig().init()
     for k in range(steps):
         try:
-            model = _step(scenario, k, model, x, y, optim, record)
+            model = _step(scenario, k, model, x, y, optim, record, drawn)
         except AutodiffError as err:
             record.error = _run_error(err, k)
             break
@@ -213,27 +217,26 @@ def run(name_or_scenario: str | Scenario | Mixed | Layered, steps: int = 5) -> R
 
 def _step(
     scenario: Scenario | Mixed | Layered, k: int, model: Module, x: Tensor, y: Tensor, optim: Optimizer,
-    record: RunRecord,
+    record: RunRecord, drawn: bool,
 ) -> Module:
-    """One iteration of the article's loop; appends to `record` only if it completes."""
+    """One iteration of the article's loop; appends to `record` only if it completes (graphs if `drawn`)."""
     loss = MseLoss().forward(model.forward(x), y, Reduction.MEAN)
-    record.snapshots.append(
-        Snapshot(
-            k, "before", snapshot(_run_title("before", scenario, k), module=model, tensors={"loss": loss})
-        )
-    )
+    if drawn:
+        before = snapshot(_run_title("before", scenario, k), module=model, tensors={"loss": loss})
+        record.snapshots.append(Snapshot(k, "before", before))
     value = loss.into_scalar()
     check_loss(k, value)
-    after = _run_title("after", scenario, k)
     try:
         grads = loss.backward()
     except AutodiffError as err:
-        graph = snapshot(after, module=model, tensors={"loss": loss}, error=err)
-        record.snapshots.append(Snapshot(k, "after", graph))
+        if drawn:
+            title = _run_title("after", scenario, k)
+            graph = snapshot(title, module=model, tensors={"loss": loss}, error=err)
+            record.snapshots.append(Snapshot(k, "after", graph))
         raise
-    # Snapshot before from_grads: it removes the entries it collects.
-    graph = snapshot(after, module=model, tensors={"loss": loss}, grads=grads)
-    record.snapshots.append(Snapshot(k, "after", graph))
+    if drawn:  # before from_grads, which removes the entries it collects
+        graph = snapshot(_run_title("after", scenario, k), module=model, tensors={"loss": loss}, grads=grads)
+        record.snapshots.append(Snapshot(k, "after", graph))
     params = GradientsParams.from_grads(grads, model)
     model = optim.step(1e-1, model, params)
     record.steps.append(StepRecord(k, value, len(params)))
@@ -245,8 +248,6 @@ def _run_title(phase: str, scenario: Scenario | Mixed | Layered, k: int) -> dict
     the book names it (the article's names), a `Mixed` or `Layered` model by its methods' names; a
     combination only the explorer runs is named by its choices in each language ("flex（懒参数） ->
     fork"), its own name being a key (`flex-lazy-fork`)."""
-    from bookkit.explorer.words import WORDS  # the explorer's package imports this module: imported here
-
     named = scenario.name in SCENARIOS or scenario.name in EXTRA_SCENARIOS
     if isinstance(scenario, (Mixed, Layered)) or named:
         names = dict.fromkeys(languages(), scenario.name)

@@ -1,15 +1,15 @@
 """A check's messages, by exercise and name: the part "checks" of `bookkit/words/<language>.json`.
 
-A check cell fails with `expect(condition, "name", field=value)` (bookkit/grader/checking.py):
-its words are the part "checks"'s `[<exercise label>][name]` in the reader's language, their {placeholders}
-filled with the fields; a name starting with "_common." is one of the messages every check may
-use ("not a function", ...). The field `case` names one of the cases a check tries: its words are
-the exercise's `cases[<case>]`; the field `outcome` is a run's outcome (bookkit/runs/scenarios.py's
-OUTCOMES), shown by its name in the reader's language (the part "outcome_names"). An engine error quoted in a field is explained in the reader's
-language as a printed one is (`bookkit/words/explained.py`), Burn's own words left as they are.
-The check's code is the same in every language, so a translated check checks exactly what the
-English one does; tests/book/test_exercises.py requires every name a check uses in every language, with
-the same placeholders.
+A check cell fails with `expect(condition, "name", field=value)` (bookkit/grader/checking.py): its words
+are the part "checks"'s `[<exercise label>][name]` in the reader's language, their {placeholders} filled
+with the fields; a name starting with "_common." is one of the messages every check may use ("not a
+function", ...). The field `case` names one of the cases a check tries: its words are the exercise's
+`cases[<case>]`; the field `outcome` is a run's outcome (bookkit/runs/scenarios.py's OUTCOMES), shown by
+its name in the reader's language (the part "outcome_names"). An engine error quoted in a field is
+explained in the reader's language as a printed one is (`bookkit/words/explained.py`), Burn's own words
+left as they are. The check's code is the same in every language, so a translated check checks exactly
+what the English one does; tests/book/test_exercises.py requires every name a check uses in every
+language, with the same placeholders.
 """
 
 from __future__ import annotations

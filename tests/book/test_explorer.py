@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 import re
 import string
+import subprocess
+import sys
 from itertools import product
 from pathlib import Path
 
@@ -19,7 +21,7 @@ import pytest
 from article import ARTICLE
 from book_outputs import HTML, ROOT, book_build  # noqa: F401 (book_build is a fixture)
 
-from bookkit.explorer import (
+from bookkit.explorer.explorer import (
     ANSWERS_FILE,
     answer,
     explore,
@@ -215,3 +217,18 @@ def test_two_builds_writing_the_cache_at_once_keep_it_whole(tmp_path: Path,
     folder = explorer_page.cached_folder(tmp_path)
     assert (folder / "one").read_text() == "first", "the folder renamed there first is kept whole"
     assert sorted(path.name for path in cache.iterdir()) == sorted(["key", others.name])
+
+
+def test_the_explorers_command_line_runs_as_a_module() -> None:
+    """`python -m bookkit.explorer` is the command its usage line names (a package needs a __main__.py)."""
+    done = subprocess.run([sys.executable, "-m", "bookkit.explorer"], capture_output=True, text=True, cwd=ROOT)
+    assert done.returncode == 2 and "usage: python -m bookkit.explorer FOLDER" in done.stderr, done.stderr
+
+
+def test_a_combination_run_in_its_own_process_does_not_import_matplotlib() -> None:
+    """`explore` runs every combination in a process of its own: what it imports for one run (the engine, the
+    graphs, the explorer's words for its title) leaves out matplotlib, half a second of each process."""
+    probe = ("import sys; from bookkit.runs.scenarios import run; run('flex.autodiff-lazy-fork', steps=1); "
+             "print('matplotlib' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, check=True)
+    assert done.stdout.strip() == "False"

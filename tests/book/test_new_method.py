@@ -48,7 +48,7 @@ import json
 
 import article
 from bookkit.runs import combinations
-from bookkit import explorer
+from bookkit.explorer import explorer
 from bookkit.runs import scenarios
 from bookkit.pictures import tabs
 from bookkit.pictures.curves import small_multiples

@@ -107,6 +107,19 @@ def test_same_run_twice_gives_the_same_numbers() -> None:
         assert [s.loss for s in first.steps] == [s.loss for s in second.steps]
 
 
+@pytest.mark.parametrize("name", ["ad-fork", "ad-to_device", "plain-fork"])
+def test_a_run_without_its_graphs_has_the_same_steps_and_ending(
+    records: dict[str, RunRecord], name: str
+) -> None:
+    """`drawn=False` (what a check asks for) leaves out only the snapshots: the same losses, gradient
+    counts, error (its node ids aside: they count on) and outcome as the drawn run."""
+    bare, drawn = run(name, drawn=False), records[name]
+    assert bare.snapshots == [] and drawn.snapshots
+    assert (bare.steps, bare.outcome) == (drawn.steps, drawn.outcome)
+    ended = [(record.error.type, record.error.step) if record.error else None for record in (bare, drawn)]
+    assert ended[0] == ended[1]
+
+
 def test_seeding_is_per_device() -> None:
     """Built on flex then moved, and built on metal: different first losses, same seeds."""
     assert run("ad-fork").steps[0].loss != run("direct").steps[0].loss

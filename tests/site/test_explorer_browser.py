@@ -14,7 +14,7 @@ import pytest
 from book_outputs import book_build  # noqa: F401 (book_build is a fixture)
 from browser_pages import NARROW, OVERFLOW_JS, OVERFLOW_TOLERANCE_PX, SCREENSHOTS, WIDE
 
-from bookkit.explorer import YES_NO, Answer, answer, explore, key, sentences
+from bookkit.explorer.explorer import YES_NO, Answer, answer, explore, key, sentences
 from bookkit.runs.combinations import COMBINATIONS
 from bookkit.runs.methods import SCENARIOS, article_methods
 
