@@ -221,7 +221,8 @@ def test_two_builds_writing_the_cache_at_once_keep_it_whole(tmp_path: Path,
 
 def test_the_explorers_command_line_runs_as_a_module() -> None:
     """`python -m bookkit.explorer` is the command its usage line names (a package needs a __main__.py)."""
-    done = subprocess.run([sys.executable, "-m", "bookkit.explorer"], capture_output=True, text=True, cwd=ROOT)
+    command = [sys.executable, "-m", "bookkit.explorer"]
+    done = subprocess.run(command, capture_output=True, text=True, cwd=ROOT)
     assert done.returncode == 2 and "usage: python -m bookkit.explorer FOLDER" in done.stderr, done.stderr
 
 
