@@ -121,8 +121,9 @@ def _import_the_engine() -> None:
 
     for package in (mlx_autodiff, bookkit):
         for found in pkgutil.walk_packages(package.__path__, f"{package.__name__}."):
-            if found.name.startswith(CHECKED_BOOK_PARTS) and not found.name.endswith(".sphinx_ext") \
-                    or found.name.startswith("mlx_autodiff."):
+            if found.name.endswith(NOT_IMPORTED):
+                continue
+            if found.name.startswith(CHECKED_BOOK_PARTS) or found.name.startswith("mlx_autodiff."):
                 importlib.import_module(found.name)
 
 
@@ -131,6 +132,9 @@ CHECKED_BOOK_PARTS = ("bookkit.runs.methods", "bookkit.runs.scenarios", "bookkit
                       "bookkit.grader", "bookkit.site.layout")
 """The book's modules a chapter's set-up or a check may import (those that were the engine's
 package's before issue 43 moved them out)."""
+NOT_IMPORTED = (".sphinx_ext", ".__main__")
+"""Of those, the ones no set-up or check imports: Sphinx extensions, and command lines (importing a
+`__main__` runs its command)."""
 
 
 def _no_signal_handlers() -> None:
