@@ -6,6 +6,7 @@ from __future__ import annotations
 import html
 import importlib.util
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -66,7 +67,12 @@ def test_the_book_prints_one_set_of_exercise_commands() -> None:
 def test_jupyter_books_own_command_builds_the_english_edition(tmp_path: Path) -> None:
     """`jupyter-book build . -W -n` in a set-up checkout: strict, and the same pages as `make book`'s
     English edition. Its Sphinx extensions are the installed `bookkit` package's, so nothing needs
-    the checkout on the path (a `tools.` import stopped it: 'No module named tools')."""
+    the checkout on the path (a `tools.` import stopped it: 'No module named tools').
+
+    Built elsewhere (`--path-output`), so that make book's pages stay as they are, with make book's
+    execution cache copied there: in the checkout itself, jupyter-book finds that cache
+    (`_build/.jupyter_cache`) and executes nothing that make book ran already."""
+    shutil.copytree(ROOT / "_build" / ".jupyter_cache", tmp_path / "_build" / ".jupyter_cache")
     command = [str(Path(sys.executable).parent / "jupyter-book"), "build", ".", "-W", "-n",
                "--path-output", str(tmp_path)]
     done = subprocess.run(command, cwd=ROOT, capture_output=True, text=True, timeout=1200)
