@@ -2,8 +2,9 @@
 
 A check that tries only the chapter's model passes an answer that hard-codes its two parameters,
 its names or its order; these give it other counts (a Linear without a bias, two layers, a tower
-of a depth drawn at random) and half-moved models (some parameters forked, the others moved with
-`to_device`). `says_counts` reads whether a message says two counts in their roles.
+of a depth drawn at random), half-moved models (some parameters forked, the others moved with
+`to_device`), mixed and partly frozen ones; `Given` remembers a model handed to an answer, to tell
+whether the answer changed it. `says_counts` reads whether a message says two counts in their roles.
 """
 
 from __future__ import annotations
@@ -39,12 +40,13 @@ class Tower(Layers):
 
 
 class Spare(Module):
-    """A Linear(4, 1) the forward pass uses beside a `spare` one it skips (a layer left from an older
-    version, say): four `Grad` leaves, of which only two ever get a gradient. A guard that counts the
-    flags, not the gradients, lets it through."""
+    """A model the forward pass uses (a Linear(4, 1) unless `used` is given) beside a `spare`
+    Linear(4, 1) it skips (a layer left from an older version, say): `Grad` leaves of which two never
+    get a gradient. A guard that counts the flags, not the gradients, lets it through; a loop that
+    records the parameter tensors, not the gradients, records two too many."""
 
-    def __init__(self, device: Device) -> None:
-        self.used = LinearConfig(4, 1).init(device)
+    def __init__(self, device: Device, used: Module | None = None) -> None:
+        self.used = used if used is not None else LinearConfig(4, 1).init(device)
         self.spare = LinearConfig(4, 1).init(device)
 
     def forward(self, x: Tensor) -> Tensor:
@@ -64,6 +66,58 @@ def moved_by(model: Module, device: Device, to_device: Iterable[str]) -> Module:
     names = set(to_device)
     return model.map_params(lambda param: param.to_device(device) if param.name in names
                             else param.fork(device))
+
+
+def made_plain(model: Module, names: Iterable[str]) -> Module:
+    """`model` with the parameters named in `names` made plain (`valid()`, their flags kept), the
+    others as they were: a mixed model, of which no relocation method makes one (chapter 13)."""
+    plain = set(names)
+    return model.map_params(lambda param: param.valid() if param.name in plain else param)
+
+
+def frozen(model: Module, names: Iterable[str]) -> Module:
+    """`model` with the parameters named in `names` frozen (`no_grad()`: an untracked leaf, the flag
+    cleared), as chapter 10's fine-tuning body is; the others as they were."""
+    chosen = set(names)
+    return model.map_params(lambda param: param.no_grad() if param.name in chosen else param)
+
+
+class Given:
+    """A model handed to an answer's function, remembered before it runs, so that a check can tell
+    whether the answer changed it: the values of its built parameters (`changed`), or the objects that
+    hold them (`replaced`: other parameters, or a parameter's attributes, tensor or node swapped).
+    Nothing lazy is read. Relocation and an optimizer step return a new model and leave this one as
+    it was (mlx_autodiff/module.py), so an answer that edits it in place does what none of them does."""
+
+    def __init__(self, model: Module) -> None:
+        self._model = model
+        self._held = [(name, param, dict(vars(param))) for name, param in model.named_params()]
+        self._tensors = {name: (param.val(), param.val().node) for name, param in model.named_params()
+                         if param.is_initialized()}
+        self.values = {name: tensor.array.tolist() for name, (tensor, _) in self._tensors.items()}
+        """The built parameters' values, by name, copied where the answer cannot reach them."""
+
+    def changed(self) -> list[str]:
+        """The built parameters whose values the model now holds are not those it held."""
+        now = dict(self._model.named_params())
+        return [name for name, values in self.values.items()
+                if name in now and now[name].is_initialized() and now[name].val().array.tolist() != values]
+
+    def replaced(self) -> bool:
+        """Whether the model now holds other parameters, or a parameter other attributes, tensors or nodes."""
+        now = list(self._model.named_params())
+        if [name for name, _ in now] != [name for name, _, _ in self._held]:
+            return True
+        for (name, param), (_, kept, attributes) in zip(now, self._held, strict=True):
+            if param is not kept or vars(param).keys() != attributes.keys():
+                return True
+            if any(vars(param)[key] is not value for key, value in attributes.items()):
+                return True
+            if name in self._tensors:
+                tensor, node = self._tensors[name]
+                if not param.is_initialized() or param.val() is not tensor or tensor.node is not node:
+                    return True
+        return False
 
 
 _EXPECTED_BEFORE = ("expected", "expecting", "expects", "expect", "should be", "should have", "should",
