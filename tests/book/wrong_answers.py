@@ -398,6 +398,47 @@ WRONG: dict[str, list[Answer]] = {
             "(issue 39's second learner)",
             "failed:unchanged",
         ),
+        Answer(
+            "def no_effect(model, x, y):\n"
+            "    target = x.sum_dim(1)          # y is the sum of the inputs\n"
+            "    loss = MseLoss().forward(model.forward(x), target, Reduction.MEAN)\n"
+            "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
+            "    stepped = AdamConfig().init().step(0.1, model, grads)\n"
+            "    before = dict(model.named_params())\n"
+            "    return stepped, [n for n, p in stepped.named_params()\n"
+            "                     if mx.array_equal(p.val().array, before[n].val().array).item()]\n",
+            "recomputes the target as the sum of the inputs instead of using the y it is given (issue "
+            "39's fifth learner, en CLI and zh live)",
+            "failed:sum_target",
+            on_the_page=True,
+        ),
+        Answer(
+            "_x, _y = x, y\n"
+            "def no_effect(model, x, y):\n"
+            "    loss = MseLoss().forward(model.forward(_x), _y, Reduction.MEAN)\n"
+            "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
+            "    stepped = AdamConfig().init().step(0.1, model, grads)\n"
+            "    before = dict(model.named_params())\n"
+            "    return stepped, [n for n, p in stepped.named_params()\n"
+            "                     if mx.array_equal(p.val().array, before[n].val().array).item()]\n",
+            "ignores the x and y it is given and steps on the chapter's, saved in globals (issue 39's "
+            "fifth learner)",
+            "failed:chapter_data",
+        ),
+        Answer(
+            "def no_effect(model, x, y):\n"
+            "    loss = MseLoss().forward(model.forward(x), y, Reduction.MEAN)\n"
+            "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
+            "    stepped = AdamConfig().init().step(0.1, model, grads)\n"
+            "    before = {n: p.val().array for n, p in model.named_params()}\n"
+            "    same = [n for n, p in stepped.named_params()"
+            " if mx.array_equal(p.val().array, before[n]).item()]\n"
+            "    model.__dict__.update(stepped.__dict__)\n"
+            "    return model, same\n",
+            "copies the stepped model into the one it was given and returns that: the model before the "
+            "step is lost (issue 39's fifth learner)",
+            "failed:source_replaced",
+        ),
     ],
     "ex-04-lost-gradient": [
         Answer(
@@ -752,6 +793,53 @@ WRONG: dict[str, list[Answer]] = {
             "records the loss after each step instead of the step's own (a reviewer's try)",
             "failed:sgd",
         ),
+        Answer(
+            "start = initialized(flex.autodiff()).fork(metal)\n"
+            "opt = SgdConfig().init()\n"
+            "m = start\n"
+            "losses, grad_counts = [], []\n"
+            "for _ in range(5):\n"
+            "    loss = MseLoss().forward(m.forward(x), y, Reduction.MEAN)\n"
+            "    g = GradientsParams.from_grads(loss.backward(), m)\n"
+            "    losses.append(loss.into_scalar())\n"
+            "    grad_counts.append(m.num_param_tensors())\n"
+            "    m = opt.step(0.1, m, g)\n",
+            "records the model's parameter tensors, not len(GradientsParams): the two agree only while "
+            "every parameter gets a gradient, which is what the count is there to tell (issue 39's fifth "
+            "learner)",
+            "failed:param_tensors",
+            on_the_page=True,
+        ),
+        Answer(
+            "start = initialized(flex.autodiff()).fork(metal)\n"
+            "opt = SgdConfig().init()\n"
+            "m = start\n"
+            "losses, grad_counts = [], []\n"
+            "for _ in range(5):\n"
+            "    loss = MseLoss().forward(m.forward(x), y, Reduction.MEAN)\n"
+            "    g = GradientsParams.from_grads(loss.backward(), m)\n"
+            "    losses.append(loss.into_scalar())\n"
+            "    pass\n"
+            "    m = opt.step(0.1, m, g)\n"
+            "grad_counts = [2, 2, 2, 2, 2]\n",
+            "the counts typed in, the number the page prints (issue 39's fifth learner)",
+            "failed:counts",
+        ),
+        Answer(
+            "start = initialized(metal).fork(metal)\n"
+            "opt = SgdConfig().init()\n"
+            "m = start\n"
+            "losses, grad_counts = [], []\n"
+            "for _ in range(5):\n"
+            "    loss = MseLoss().forward(m.forward(x), y, Reduction.MEAN)\n"
+            "    g = GradientsParams.from_grads(loss.backward(), m)\n"
+            "    losses.append(loss.into_scalar()); grad_counts.append(len(g))\n"
+            "    m = opt.step(0.1, m, g)\n",
+            "forks a model initialized on metal, not on flex.autodiff: fork's fresh leaves look the same, "
+            "so the check asks its own initialized where it was built (issue 39's fifth learner, en CLI "
+            "and live)",
+            "failed:built_on",
+        ),
     ],
     "ex-07-guard": [
         Answer(
@@ -1021,6 +1109,19 @@ WRONG: dict[str, list[Answer]] = {
             "failed:kind",
             on_the_page=True,
         ),
+        Answer(
+            "def kind_after_to_device(model):\n"
+            "    w = model.weight\n"
+            "    if not w.is_initialized():\n"
+            "        return \"lazy\"\n"
+            "    t = w.val()\n"
+            "    return \"node\" if (t.node is not None and t.node.is_leaf) else \"plain\"\n",
+            "takes 'tracked' for 'leaf': a weight that is already a to_device output (chapter 11's move "
+            "'just in case') is tracked, and moving it records another node (issue 39's fifth learner, "
+            "zh CLI and live)",
+            "failed:kind",
+            on_the_page=True,
+        ),
     ],
     "ex-10-plain-fork": [
         Answer(
@@ -1058,8 +1159,8 @@ WRONG: dict[str, list[Answer]] = {
             "    plain = any(p.is_initialized() and p.val().node is None for p in model.params())\n"
             "    return model.to_device(device).train() if plain else model.fork(device)\n",
             "a model nobody read replaced by a new one (the fourth learner): new ParamIds, and nothing of "
-            "the model it was given",
-            "failed:same_ids",
+            "the model it was given (a mixed model, shuffled in first, meets train() on its autodiff weight)",
+            "failed:same_ids|raised_in_check:AlreadyAutodiffError",
         ),
         Answer(
             "from mlx_autodiff.module import Param\n"
@@ -1074,14 +1175,15 @@ WRONG: dict[str, list[Answer]] = {
             "def relocate(model, device):\n"
             "    return model.fork(device)\n",
             "fork is right for autodiff models only: a plain model stays plain",
-            "failed:on_device",
+            "failed:plain",
         ),
         Answer(
             "def relocate(model, device):\n"
             "    plain = any(p.val().node is None for p in model.params())\n"
             "    return model.to_device(device).train() if plain else model.fork(device)\n",
-            "reads every parameter to find out, which builds a lazy one where it is",
-            "failed:reads",
+            "reads every parameter to find out, which builds a lazy one where it is (and moves a mixed "
+            "model as one: train() refuses its autodiff weight)",
+            "failed:reads|raised_in_check:AlreadyAutodiffError",
         ),
         Answer(
             "def relocate(model, device):\n"
@@ -1093,23 +1195,25 @@ WRONG: dict[str, list[Answer]] = {
             "def relocate(model, device):\n"
             "    plain = any(p.is_initialized() and p.val().node is None for p in model.params())\n"
             "    return model.to_device(metal).train() if plain else model.fork(metal)\n",
-            "always moves to metal, whatever device it is given",
-            "failed:on_device",
+            "always moves to metal, whatever device it is given (and a mixed model as one)",
+            "failed:on_device|raised_in_check:AlreadyAutodiffError",
         ),
         Answer(
             "def relocate(model, device):\n"
             "    if any(p.is_require_grad() for p in model.params()):\n"
             "        return model.fork(device)\n"
             "    return model.to_device(device).train()\n",
-            "is_require_grad() reads a lazy parameter (a reviewer's try)",
-            "failed:reads",
+            "is_require_grad() reads a lazy parameter (a reviewer's try; a mixed model is forked whole, "
+            "its plain parameters left plain)",
+            "failed:reads|failed:plain",
         ),
         Answer(
             "def relocate(model, device):\n"
             "    plain = any(p.is_initialized() and p.val().node is None for p in model.params())\n"
             "    return model.train().fork(device) if plain else model.to_device(device)\n",
-            "to_device for autodiff models (a reviewer's try)",
-            "failed:grad_leaf",
+            "to_device for autodiff models (a reviewer's try; train() on a mixed model's autodiff weight "
+            "raises)",
+            "failed:grad_leaf|raised_in_check:AlreadyAutodiffError",
         ),
         Answer(
             "import mlx.core as mx\n"
@@ -1118,9 +1222,103 @@ WRONG: dict[str, list[Answer]] = {
             "    moved = model.to_device(device).train() if plain else model.fork(device)\n"
             "    return moved.load_record({n: mx.zeros(p.shape) for n, p in moved.named_params()})\n",
             "a trainable model on the device, but every weight zeroed: a relocation must keep the values "
-            "(issue 39's third learner, who passed it in both editions and live)",
-            "failed:values",
+            "(issue 39's third learner, who passed it in both editions and live; a mixed model meets "
+            "train() on its autodiff weight)",
+            "failed:values|raised_in_check:AlreadyAutodiffError",
             on_the_page=True,
+        ),
+        Answer(
+            "def relocate(model, device):\n"
+            "    plain = any(p.is_initialized() and p.val().node is None for p in model.params())\n"
+            "    return model.to_device(device).train() if plain else model.fork(device)\n",
+            "the book's own earlier solution: one move for the whole model, so on a mixed model train() "
+            "meets the autodiff weight (issue 39's fifth learner)",
+            "raised_in_check:AlreadyAutodiffError",
+        ),
+        Answer(
+            "def relocate(model, device):\n"
+            "    plain = all(p.is_initialized() and p.val().node is None for p in model.params())\n"
+            "    return model.to_device(device).train() if plain else model.fork(device)\n",
+            "`all` where one plain parameter is enough: a mixed model is forked whole and its plain "
+            "parameters stay plain (a RIGHT answer while the check tried no mixed model; issue 39's "
+            "fifth learner)",
+            "failed:plain",
+        ),
+        Answer(
+            "def relocate(model, device):\n"
+            "    m = model.fork(device)\n"
+            "    if all(p.is_require_grad() for p in m.params()):\n"
+            "        return m\n"
+            "    return model.to_device(device).train()\n",
+            "try fork, else move the whole model and train(): on chapter 10's frozen fine-tuning model, "
+            "or a mixed one, train() meets an autodiff parameter and raises (issue 39's fifth learner, "
+            "zh CLI and en live)",
+            "raised_in_check:AlreadyAutodiffError",
+            on_the_page=True,
+        ),
+        Answer(
+            "def relocate(model, device):\n"
+            "    first = model.params()[0]\n"
+            "    if first.is_initialized() and first.val().node is None:\n"
+            "        return model.to_device(device).train()\n"
+            "    return model.fork(device)\n",
+            "decides from the first parameter only: a mixed model's other parameters are moved the "
+            "wrong way (left plain, or given to train() while autodiff) (issue 39's fifth learner)",
+            "failed:plain|raised_in_check:AlreadyAutodiffError",
+        ),
+        Answer(
+            "from mlx_autodiff import Module, Param\n"
+            "def relocate(model, device):\n"
+            "    def one(p):\n"
+            "        if not p.is_initialized():\n"
+            "            return p.fork(device)\n"
+            "        return p.to_device(device).train() if p.val().node is None else p.fork(device)\n"
+            "    def walk(m):\n"
+            "        for k, v in list(vars(m).items()):\n"
+            "            if isinstance(v, Param):\n"
+            "                setattr(m, k, one(v))\n"
+            "            elif isinstance(v, Module):\n"
+            "                walk(v)\n"
+            "            elif isinstance(v, (list, tuple)):\n"
+            "                for it in v:\n"
+            "                    if isinstance(it, Module):\n"
+            "                        walk(it)\n"
+            "    walk(model)\n"
+            "    return model\n",
+            "right per parameter, but replaces the parameters of the model it was given and returns it "
+            "(PyTorch's in-place habit; issue 39's fifth learner, en CLI and zh live)",
+            "failed:source_replaced",
+            on_the_page=True,
+        ),
+        Answer(
+            "def relocate(model, device):\n"
+            "    def one(p):\n"
+            "        if not p.is_initialized():\n"
+            "            return p.fork(device)\n"
+            "        t = p.val()\n"
+            "        if t.node is None:\n"
+            "            return p.to_device(device).train()\n"
+            "        return p._with(t.to_device(device).detach().require_grad())\n"
+            "    return model.map_params(one)\n",
+            "re-leafs every autodiff parameter with require_grad(): a parameter frozen with no_grad() "
+            "comes back trainable, where fork keeps it frozen (issue 39's fifth learner)",
+            "failed:frozen",
+        ),
+        Answer(
+            "from mlx_autodiff import Tensor\n"
+            "def relocate(model, device):\n"
+            "    def one(p):\n"
+            "        if not p.is_initialized():\n"
+            "            return p.fork(device)\n"
+            "        t = p.val()\n"
+            "        if t.node is None:\n"
+            "            return p._with(Tensor.from_inner(t.to_device(device)).require_grad(),"
+            " require_grad=True)\n"
+            "        return p.fork(device)\n"
+            "    return model.map_params(one)\n",
+            "forces require_grad() on plain parameters and ignores the stored flag train() reads: a "
+            "frozen parameter saved plain comes back trainable (issue 39's fifth learner)",
+            "failed:frozen",
         ),
     ],
     "ex-11-half-and-half": [
@@ -2135,10 +2333,24 @@ RIGHT: dict[str, list[Answer]] = {
     "ex-10-relocate": [
         Answer(
             "def relocate(model, device):\n"
-            "    plain = all(p.is_initialized() and p.val().node is None for p in model.params())\n"
-            "    return model.to_device(device).train() if plain else model.fork(device)\n",
-            "`all` where one plain parameter is enough, with is_initialized() first: right for "
-            "these models, so it must pass",
+            "    def one(p):\n"
+            "        if not p.is_initialized() or p.device.is_autodiff:\n"
+            "            return p.fork(device)\n"
+            "        return p.fork(device).train()\n"
+            "    return model.map_params(one)\n",
+            "tells a parameter's kind by its device, not its node, and forks a plain one before train(): "
+            "frozen parameters stay frozen (issue 39's fifth learner)",
+        ),
+        Answer(
+            "def relocate(model, device):\n"
+            "    def one(p):\n"
+            "        if not p.is_initialized():\n"
+            "            return p.to_device(device)\n"
+            "        t = p.val()\n"
+            "        return p.fork(device).train() if t.node is None else p.fork(device)\n"
+            "    return model.map_params(one)\n",
+            "a lazy parameter retargeted with to_device, which is fork's lazy move too (issue 39's fifth "
+            "learner)",
         ),
     ],
     "ex-12-step0-guard": [
