@@ -500,6 +500,25 @@ WRONG: dict[str, list[Answer]] = {
             "the loss of the moved model, not the forked one (a reviewer's try)",
             "raised:TapeConsumedError",
         ),
+        Answer(
+            "forked = model.fork(metal)\n"
+            "forked_raw = MseLoss().forward(forked.forward(x), y, Reduction.MEAN).backward()\n"
+            "forked_grad = GradientsParams.from_grads(forked_raw, forked).get(forked.weight.id)\n",
+            "the right gradient, read through from_grads, which takes it out of forked_raw: the check "
+            "can no longer tell it from a copy such as `raw.get(cpu_w).to_device(metal) * 1.0` after "
+            "the same from_grads, so it is refused with a message that says why and what to write "
+            "(issue 39's fifth learner, zh CLI and live)",
+            "failed:emptied",
+        ),
+        Answer(
+            "forked = model.fork(metal)\n"
+            "forked_raw = MseLoss().forward(forked.forward(x), y, Reduction.MEAN).backward()\n"
+            "GradientsParams.from_grads(forked_raw, forked)\n"
+            "forked_grad = raw.get(cpu_w).to_device(metal) * 1.0\n",
+            "the CPU gradient copied over, forked_raw emptied by from_grads first so that no identity "
+            "test can run",
+            "failed:emptied",
+        ),
     ],
     "ex-05-predict-node": [
         Answer(
