@@ -312,6 +312,25 @@ WRONG: dict[str, list[Answer]] = {
             "a plain copy on metal: not a Grad leaf (a reviewer's try)",
             "raised:AutodiffMoveError",
         ),
+        Answer(
+            "t = moved.weight.val().detach().require_grad()\n"
+            "moved.weight = moved.weight._with(t)\n"
+            "repaired = t\n",
+            "repairs moved itself, replacing its weight (issue 39's fifth learner): the check said only "
+            "that a new leaf gets a new node id, not that moved was changed",
+            "failed:untouched",
+            found="your answer changed moved",
+        ),
+        Answer(
+            "from mlx_autodiff import Requirement\n"
+            "w = moved.weight.val()\n"
+            "w.node.requirement = Requirement.GRAD\n"
+            "w.node.parents = ()\n"
+            "repaired = w\n",
+            "turns the moved weight's own node into a leaf in place (issue 39's fifth learner)",
+            "failed:untouched",
+            found="your answer changed moved",
+        ),
     ],
     "ex-04-smoke-test": [
         Answer(
@@ -683,6 +702,18 @@ WRONG: dict[str, list[Answer]] = {
             "rescued = arrived.fork(metal).train()\n",
             "fork, then train(): train() wraps plain tensors only (a reviewer's try)",
             "raised:AlreadyAutodiffError",
+        ),
+        Answer(
+            "from mlx_autodiff import Requirement\n"
+            "for p in arrived.params():\n"
+            "    n = p.val().node\n"
+            "    n.requirement = Requirement.GRAD\n"
+            "    n.parents = ()\n"
+            "rescued = arrived\n",
+            "turns arrived's to_device nodes into leaves in place (issue 39's fifth learner): the check's "
+            "own backward pass crashed on them, and the verdict blamed a zip()",
+            "failed:arrived_kept",
+            found="your answer changed arrived",
         ),
     ],
     "ex-07-sgd": [
