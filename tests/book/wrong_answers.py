@@ -119,6 +119,16 @@ WRONG: dict[str, list[Answer]] = {
             "reads the recipe after the move instead of the moved model (a reviewer's try)",
             "failed:recipe_read",
         ),
+        Answer(
+            "from mlx_autodiff import Device\n"
+            "moved = recipe.to_device(Device.metal())\n"
+            "for p in moved.params():\n"
+            "    p.val()\n",
+            "moves to plain metal, no autodiff (issue 39's fifth learner): the check's hint about to_device "
+            "nodes misled; it says the device is not an autodiff one",
+            "failed:autodiff",
+            found="not an autodiff device",
+        ),
     ],
     "ex-02-one-call": [
         Answer(
