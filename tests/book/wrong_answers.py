@@ -1000,6 +1000,14 @@ WRONG: dict[str, list[Answer]] = {
             "moved, still plain (a reviewer's try)",
             "failed:plain",
         ),
+        Answer(
+            "from mlx_autodiff import Tensor\n"
+            "trainable = Tensor.from_data(p.array, flex.autodiff()).require_grad().to_device(metal)\n",
+            "a Grad leaf on flex.autodiff, then moved: the output of to_device (issue 39's fifth learner); "
+            "the message says which of the two it found, not both as a definition",
+            "failed:grad_leaf",
+            found="is_require_grad() is False (its node: op to_device",
+        ),
     ],
     "ex-09-predict-kind": [
         Answer(
