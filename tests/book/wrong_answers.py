@@ -1963,7 +1963,6 @@ TAMPERING: dict[str, list[Answer]] = {
             "learner, F16)",
             "refused",
             found="os.fork",
-            on_the_page=True,
         ),
         Answer(
             "import multiprocessing\n"
