@@ -37,6 +37,7 @@ from bookkit.grader.checking import (
 )
 from bookkit.grader.monitor import (
     ANSWER_FILE,
+    FORK_EXEC,
     SIGNAL,
     UNWATCH,
     WATCH,
@@ -74,8 +75,10 @@ def main() -> int:
              "engine": ", ".join(dict.fromkeys(job["homes"].values()))})
         return 0
     monitor.protect(protected_objects())
+    monitor.keep_closed(os.path.dirname(sys.modules["mlx_autodiff"].__file__))
     shell = _shell()
     _no_signal_handlers()
+    _fork_exec_audited()
     while True:
         os.chdir(job["workdir"])
         setup = _run_setup(shell, job["setup"])
@@ -152,6 +155,24 @@ def _no_signal_handlers() -> None:
         module.signal = refused  # type: ignore[attr-defined]
 
 
+def _fork_exec_audited() -> None:
+    """`_posixsubprocess.fork_exec` raises `FORK_EXEC` first: Python audits `subprocess.Popen` but not
+    this call under it, which `multiprocessing` makes itself to start a spawn or forkserver child (the
+    default on macOS), so an answer's child process is seen however it was started. A chapter's set-up
+    still starts processes (`run_isolated`): the monitor refuses only those the answer's code starts.
+    The original is a keyword default, whose read (`__kwdefaults__`) is audited."""
+    import _posixsubprocess
+    import subprocess
+
+    def fork_exec(*args: Any, __original: Any = _posixsubprocess.fork_exec) -> Any:
+        _audit(FORK_EXEC)
+        return __original(*args)
+
+    _posixsubprocess.fork_exec = fork_exec  # type: ignore[attr-defined]
+    if getattr(subprocess, "_fork_exec", None) is not None:  # Python 3.11 on binds it at import
+        subprocess._fork_exec = fork_exec  # type: ignore[attr-defined]
+
+
 def _loaded_elsewhere(homes: dict[str, str]) -> list[str]:
     """The engine's and the book's modules (the grader's too) loaded from anywhere but their package's
     folder in `homes`, where the parent loaded them: "bookkit.grader.judge from
@@ -215,7 +236,12 @@ def _grade(shell: Any, monitor: Monitor, setup: dict[str, Any], job: dict[str, A
             found_now = [*verdict.pop("found", []), *found()]
         finally:
             monitor.watch(False)
-    return {"status": "refused", "found": list(dict.fromkeys(found_now))} if found_now else verdict
+    if not found_now:
+        return verdict
+    found_now = list(dict.fromkeys(found_now))
+    by_kind = {kind: [name for name in found_now if monitor.kind(name) == kind]
+               for kind in ("used", "started")}
+    return {"status": "refused", "found": found_now, **by_kind}  # the rest changed
 
 
 def _answer_then_checks(shell: Any, setup: dict[str, Any], job: dict[str, Any], source: str,

@@ -13,9 +13,13 @@ IPython exception handler, trace the checks' frames, reset the call counts. Two 
   notes a tracer or another audit hook, `gc`'s object walks, `object.__setattr__` called by name
   on a protected class or function, and, from the answer's own code, the attribute reads CPython
   audits (`__code__`, `__defaults__`, `__kwdefaults__`, `f_code`, `tb_frame`, `gi_frame`, ...),
-  `sys._getframe` and ctypes.
+  `sys._getframe` and ctypes; and, while the answer's code is on the stack (or from a thread the
+  answer started), a process started (`os.fork`, `subprocess.Popen`, ...: a backward pass or a training
+  run in a child process is counted nowhere) and a file of the engine's package opened (its source,
+  to run a copy of a module the exercise asks the reader to write, 12.1).
 
-Either finding refuses the answer, naming what was found. What neither sees: a patch the answer
+Either finding refuses the answer, naming what was found and whether the answer changed it, used it
+or started a process (`Monitor.kind`). What neither sees: a patch the answer
 makes and undoes within its own run (`Tensor.is_require_grad = ...`, then back before it returns),
 since Python raises no audit event for assigning a class attribute and the snapshot compares only
 before and after; such a patch lasts only while the answer's own code runs, so the checks' reads
@@ -29,6 +33,7 @@ answer can make with ordinary Python by mistake or by a plain shortcut.
 
 from __future__ import annotations
 
+import _thread
 import builtins
 import os
 import sys
@@ -42,7 +47,7 @@ from bookkit.grader.probes import CALL
 SIGNAL = "mlx_autodiff.signal"
 """The audit event the grading process's stand-in for `signal.signal` raises (judge.py): an answer's
 signal handler would be handed the interrupted frame, with no audited read."""
-RELOADED = ("signal", "_signal", "sys", "gc", "logging")
+RELOADED = ("signal", "_signal", "sys", "gc", "logging", "_posixsubprocess")
 """Modules an answer may not import afresh (after removing them from sys.modules) to get back what the
 grading process took away or watches."""
 
@@ -60,12 +65,23 @@ compared."""
 HOOK_PREFIXES = ("mlx", "IPython.core.interactiveshell")
 """Modules whose callables and classes are compared (besides STANDARD)."""
 STANDARD = ("builtins", "os", "sys", "json", "random", "re", "math", "operator", "functools",
-            "itertools", "collections", "types", "inspect", "traceback", "signal", "_signal", "logging")
+            "itertools", "collections", "types", "inspect", "traceback", "signal", "_signal", "logging",
+            "_posixsubprocess", "subprocess")
 """The standard modules the grader and the checks use: their callables are compared."""
 NOTICED_ANYWHERE = ("sys.settrace", "sys.setprofile", "sys.addaudithook", "sys._current_frames",
                     "gc.get_objects", "gc.get_referrers", "gc.get_referents",
                     "sys.monitoring.register_callback", SIGNAL)
 NOTICED_FROM_ANSWER = ("sys._getframe", "sys._getframemodulename", "object.__getattr__", "code.__new__")
+FORK_EXEC = "mlx_autodiff.fork_exec"
+"""The audit event the grading process's stand-in for `_posixsubprocess.fork_exec` raises (judge.py):
+Python audits no call of it, and `multiprocessing` starts its spawn and forkserver children with it."""
+STARTS_A_PROCESS = ("os.fork", "os.forkpty", "os.posix_spawn", "os.exec", "os.spawn", "os.system",
+                    "os.startfile", "subprocess.Popen", FORK_EXEC)
+"""Audit events that start a process (or replace this one): refused while the answer's code runs, since
+what a child process computes (a backward pass, a training run) no window counts."""
+STARTS_FOR_THE_BOOK = (os.path.join("bookkit", "pictures", "render.py"),)
+"""The book's code that may start a process while an answer runs: Graphviz drawing a graph the answer
+displays (`dot -Tsvg`, which computes nothing a check counts)."""
 PASSED_THROUGH = ("inspect.py", "traceback.py", os.path.join("ctypes", "__init__.py"),
                   os.path.join("logging", "__init__.py"))
 """Standard modules an answer may use to reach frames: their frames are looked through to the caller."""
@@ -86,20 +102,47 @@ class Monitor:
         self._state["active"] = found
         self._state["files"] = {ANSWER_FILE}
 
+    def keep_closed(self, folder: str) -> None:
+        """A folder whose files an answer may not open (the engine's package: its source)."""
+        self._state["closed"] = os.path.realpath(folder)
+
     def found(self) -> list[str]:
         """What was noted since the last `watch(True)`, each once, in order."""
         return list(dict.fromkeys(self._state["found"]))
 
+    def kind(self, found: str) -> str:
+        """How the answer came to a finding: "started" a process, "used" something refused (a call, a
+        read), or "changed" it (noted by the hook or the snapshot)."""
+        return self._state["kinds"].get(found, "changed")
+
     def forget(self) -> None:
         self._state["found"].clear()
+        self._state["kinds"].clear()
 
 
 def install() -> Monitor:
     """Add the grading process's audit hook (once: it stays for the process's life)."""
-    state: dict[str, Any] = {"windows": [], "found": [], "active": False, "busy": False,
-                             "protected": set(), "files": {ANSWER_FILE}}
+    state: dict[str, Any] = {"windows": [], "found": [], "kinds": {}, "active": False, "busy": False,
+                             "protected": set(), "files": {ANSWER_FILE}, "closed": None}
     windows: list[Counter[str]] = state["windows"]
     getframe = sys._getframe
+    main_thread, thread = _thread.get_ident(), _thread.get_ident
+
+    def answer_running() -> bool:
+        """Whether the answer's code is anywhere on the stack (a library it called may raise the event:
+        `multiprocessing`, `pathlib`), and no code of the book's that may start a process stands
+        between; or whether the event comes from a thread, which only an answer starts here."""
+        if thread() != main_thread:
+            return True
+        frame = getframe(1)
+        while frame is not None:
+            name = frame.f_code.co_filename
+            if name in state["files"]:
+                return True
+            if name.endswith(STARTS_FOR_THE_BOOK):
+                return False
+            frame = frame.f_back
+        return False
 
     def from_answer() -> bool:
         """Whether the code that raised the event (through `inspect` and the like) is the answer's."""
@@ -121,9 +164,16 @@ def install() -> Monitor:
             state["busy"] = True  # the checks below raise events of their own
             try:
                 noticed = _noticed(event, args, state, from_answer)
+                kind = "used"
+                if noticed is None and _escapes(event, args, state) and answer_running():
+                    noticed = blocked = _escape_named(event, args, state)
+                    kind = "started" if event in STARTS_A_PROCESS else "used"
+                else:
+                    blocked = noticed if noticed and event != "object.__setattr__" and from_answer() else None
                 if noticed:
                     state["found"].append(noticed)
-                blocked = noticed if noticed and event != "object.__setattr__" and from_answer() else None
+                    if event not in ("object.__setattr__", "object.__delattr__"):
+                        state["kinds"].setdefault(noticed, kind)
             finally:
                 state["busy"] = False
             if blocked:  # stop it now: a frame or an object it would reach could forge the verdict at once
@@ -131,6 +181,33 @@ def install() -> Monitor:
 
     sys.addaudithook(hook)
     return Monitor(state)
+
+
+def _escapes(event: str, args: tuple[Any, ...], state: dict[str, Any]) -> bool:
+    """Whether the event would take work out of the checks' sight: a process started, or a file of the
+    engine's package opened."""
+    return event in STARTS_A_PROCESS or (event == "open" and _closed_file(args[0], state) is not None)
+
+
+def _escape_named(event: str, args: tuple[Any, ...], state: dict[str, Any]) -> str:
+    """The finding as the reader reads it: `os.fork`, `open(mlx_autodiff/guard.py)` (no machine path)."""
+    if event == "open":
+        return f"open({_closed_file(args[0], state)})"
+    return "_posixsubprocess.fork_exec" if event == FORK_EXEC else event
+
+
+def _closed_file(path: object, state: dict[str, Any]) -> str | None:
+    """`path` as `<package>/<file>` if it is inside the folder an answer may not open, else None."""
+    folder = state["closed"]
+    if folder is None or isinstance(path, int):
+        return None
+    try:
+        full = os.path.realpath(os.fsdecode(path))
+    except (TypeError, ValueError):
+        return None
+    if full != folder and not full.startswith(folder + os.sep):
+        return None
+    return os.path.relpath(full, os.path.dirname(folder)).replace(os.sep, "/")
 
 
 def _noticed(event: str, args: tuple[Any, ...], state: dict[str, Any], from_answer: Any) -> str | None:

@@ -6,7 +6,8 @@ the Chinese page cannot get its words from `editions.Editions`: the Chinese buil
 engine's sentences in a printed message instead (bookkit/site/book_languages.py), and so does the
 explorer's page. Each sentence is a template of the words files' part "explained" (the English
 exactly as the engine writes it, `{name}` for what varies); a phrase inside a value (`backward
-pass #1`) is translated by the part's "phrases". A message with no known sentence is unchanged.
+pass #1`, `nothing`) is translated by the part's "phrases". A message with no known sentence is
+unchanged.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ import re
 
 from bookkit.words import PLACEHOLDER, SOURCE_LANGUAGE, say, words
 
-PHRASE_VALUES = frozenset({"what", "detail", "consumed", "where", "names"})
+PHRASE_VALUES = frozenset({"what", "detail", "consumed", "where", "names", "shape", "left_shape",
+                           "right_shape", "target_shape", "missing", "unknown"})
 """The placeholders of the part "explained" whose values are phrases (`parameter 'bias'`, `flex.autodiff
 to metal.autodiff`); every other one holds one word (a number, a node, a device, an op)."""
 

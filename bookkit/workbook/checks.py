@@ -14,6 +14,7 @@ language, with the same placeholders.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from bookkit.words import PLACEHOLDER, SOURCE_LANGUAGE, words
@@ -59,4 +60,15 @@ def message(label: str, key: str, fields: dict[str, Any], language: str) -> str:
     if "outcome" in fields:
         outcome = str(fields["outcome"])
         shown["outcome"] = words(language, "outcome_names").get(outcome, outcome)
+    text = PLURAL.sub(lambda match: _counted(fields.get(match[1], match[0]), match[2], match[3]), text)
     return PLACEHOLDER.sub(lambda match: shown.get(match[1], match[0]), text)
+
+
+PLURAL = re.compile(r"\{(\w+):([^|{}]*)\|([^|{}]*)\}")
+"""`{count:time|times}` in a message: the number, then the noun's form for it ("1 time", "2 times"), each
+language's forms in its own words (Chinese needs one: `{count:次|次}`, or `{count} 次`)."""
+
+
+def _counted(value: object, one: str, many: str) -> str:
+    """`value` (a number, as a check's field holds it: text) with the form of the noun it takes."""
+    return f"{value} {one if str(value).strip() in ('1', '-1') else many}"

@@ -368,8 +368,7 @@ def result_of(exercise: Exercise, verdict: dict[str, Any], language: str,
         reason = message(exercise.label, verdict["key"], verdict.get("fields", {}), language)
         return Result(exercise, False, reason, f"failed:{verdict['key']}")
     if status == "refused":
-        found = said["between"].join(verdict["found"])
-        return Result(exercise, False, say(said["refused"], found=found), status)
+        return Result(exercise, False, _refusal(verdict, said), status)
     if status == "must_define":
         name = verdict["name"]
         return Result(exercise, False, say(said["must_define"], name=name), f"must_define:{name}")
@@ -391,6 +390,18 @@ def result_of(exercise: Exercise, verdict: dict[str, Any], language: str,
         return Result(exercise, False, say(said["foreign_engine"], found=", ".join(verdict["found"]),
                                            engine=verdict["engine"]), status)
     return Result(exercise, False, said[status], status)  # not_done, gone
+
+
+def _refusal(verdict: dict[str, Any], said: dict[str, str]) -> str:
+    """Why an answer was refused: what it started, else used, else changed (the grading process's
+    `found` by kind, `started` and `used`, the rest changed); the other kinds after it."""
+    started, used = verdict.get("started", []), verdict.get("used", [])
+    changed = [name for name in verdict["found"] if name not in started and name not in used]
+    kinds = [(key, names) for key, names in (("refused_started", started), ("refused_used", used),
+                                             ("refused", changed)) if names] or [("refused", [])]
+    (key, names), others = kinds[0], [name for _, names in kinds[1:] for name in names]
+    reason = say(said[key], found=said["between"].join(names))
+    return say(said["refused_also"], reason=reason, found=said["between"].join(others)) if others else reason
 
 
 def _error_text(error: dict[str, str], language: str) -> str:

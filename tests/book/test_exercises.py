@@ -919,6 +919,37 @@ def test_a_failed_expect_names_its_message_and_fills_it_in_each_language() -> No
 
 
 
+def test_a_refusal_says_whether_the_answer_started_used_or_changed_what_was_found() -> None:
+    """Issue 39's fifth learner: calling sys._getframe was reported as having "changed" it."""
+    verdicts = {
+        "used": {"status": "refused", "found": ["sys._getframe"], "used": ["sys._getframe"], "started": []},
+        "started": {"status": "refused", "found": ["os.fork", "Tensor.x"], "used": [],
+                    "started": ["os.fork"]},
+        "changed": {"status": "refused", "found": ["Tensor.x"], "used": [], "started": []},
+    }
+    said = {kind: {language: _result("ex-05-predict-node", verdict, language).reason
+                   for language in ("en", "zh_CN")} for kind, verdict in verdicts.items()}
+    assert "used what grading refuses an answer (sys._getframe)" in said["used"]["en"], said
+    assert "changed" not in said["used"]["en"], said
+    assert "started a process (os.fork)" in said["started"]["en"], said
+    assert "(also: Tensor.x)" in said["started"]["en"], said
+    assert "changed what the checks rely on (Tensor.x)" in said["changed"]["en"], said
+    assert "用了" in said["used"]["zh_CN"] and "启动了一个进程（os.fork）" in said["started"]["zh_CN"], said
+    assert "Tensor.x" in said["started"]["zh_CN"] and "改动了" in said["changed"]["zh_CN"], said
+
+
+def test_a_count_in_a_message_takes_the_nouns_form_for_its_number() -> None:
+    """Issue 39's fifth learner: "called it 1 time(s)", "0 gradients for 1 parameter tensors"."""
+    assert "called it 1 time, under" in message("ex-03-repair", "no_fork", {"count": 1}, "en")
+    assert "called it 2 times," in message("ex-03-repair", "no_fork", {"count": 2}, "en")
+    said = message("ex-12-step0-guard", "let_through", {"case": "x", "got": 0, "wanted": 1}, "en")
+    assert "with 0 gradients for 1 parameter tensor" in said and "tensors" not in said, said
+    said = message("ex-12-step0-guard", "let_through", {"case": "x", "got": "1", "wanted": "2"}, "en")
+    assert "with 1 gradient for 2 parameter tensors" in said, said
+    assert "(s)" not in json.dumps(table("en")), "a count's noun takes its form from the number"
+    assert "1 次" in message("ex-03-repair", "no_fork", {"count": 1}, "zh_CN")
+
+
 def test_a_runs_outcome_in_a_message_is_named_in_the_readers_language() -> None:
     """8.1's verdict names the outcome its method got: by its name in the part "outcome_names" (issue 39's
     third learner found the id `crash-before-training` inside a Chinese sentence)."""
@@ -1001,7 +1032,7 @@ def test_every_check_message_and_case_has_its_words_in_every_language(
         found = _check_words(source.cells[index].source)
         keys |= found[0]
         cases |= found[1]
-    fields = re.compile(r"\{(\w+)\}")
+    fields = re.compile(r"\{(\w+)(?::[^{}]*)?\}")  # {count} or {count:time|times}, by name
     for language in ("en", "zh_CN"):
         own = table(language).get(exercise.label, {})
         for key in keys:

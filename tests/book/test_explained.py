@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+import mlx.core as mx
 import pytest
 
 from bookkit.runs.scenarios import run
@@ -169,3 +170,34 @@ def test_what_a_device_says_it_is_reads_in_chinese(monkeypatch: pytest.MonkeyPat
         chinese = explained(f"metal.autodiff | {said}", "zh_CN")
         english = re.search(r"\b(the|backed|through|build)\b", chinese)
         assert chinese != f"metal.autodiff | {said}" and "：" in chinese and not english, chinese
+
+
+def _shape_and_record_errors() -> list[str]:
+    """The engine's ShapeError and RecordError messages, as a verdict quotes them (issue 39's fifth
+    learner: a Chinese verdict quoted them in English alone)."""
+    from mlx_autodiff import LinearConfig
+    from mlx_autodiff.errors import RecordError, ShapeError
+
+    device = Device.metal().autodiff()
+    a, b = Tensor.ones([2, 3], device), Tensor.ones([2, 3], device)
+    model = LinearConfig(4, 1).init(device)
+    tries = [lambda: a.matmul(b), lambda: a + Tensor.ones([2, 4], device), lambda: a.into_scalar(),
+             lambda: a.reshape([4, 2]), lambda: model.weight.load(mx.ones([2, 2])),
+             lambda: model.load_record({"weight": mx.ones([4, 1]), "extra": mx.ones([1])}),
+             lambda: model.load_record({"weight": mx.ones([4, 1]), "bias": mx.ones([1]),
+                                        "extra": mx.ones([1])})]
+    messages = []
+    for attempt in tries:
+        with pytest.raises((ShapeError, RecordError)) as caught:
+            attempt()
+        messages.append(str(caught.value))
+    return messages
+
+
+def test_shape_and_record_errors_are_explained_in_chinese() -> None:
+    for message in _shape_and_record_errors():
+        chinese = explained(message, "zh_CN")
+        assert HAN.search(chinese) and "Cannot" not in chinese and "does not fit" not in chinese, chinese
+        assert "needs a tensor" not in chinese and "element counts" not in chinese, chinese
+        assert explained(message, "en") == message
+    assert "缺少的键：无" in explained(_shape_and_record_errors()[-1], "zh_CN")  # "nothing" is a phrase

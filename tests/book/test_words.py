@@ -10,6 +10,7 @@ import pytest
 
 from bookkit.words import PLACEHOLDER, SOURCE_LANGUAGE, NoWordsError, _load, languages, say, words
 from bookkit.words.multilingual import Editions, EditionsError, pick
+from bookkit.workbook.checks import PLURAL
 
 
 def leaves(table: Any, path: str = "") -> dict[str, str]:
@@ -49,8 +50,13 @@ def test_every_language_has_every_key_with_the_same_placeholders(language: str) 
                if key in other or not (key.startswith("code_map.rows.") and key.endswith(".burn"))}
     assert sorted(set(english) - set(other)) == [], f"{language}.json lacks these keys"
     assert sorted(set(other) - set(english)) == [], f"{language}.json has keys English does not"
+    named = re.compile(rf"{PLACEHOLDER.pattern}|{PLURAL.pattern}")  # {count}, or {count:time|times}
+
+    def names(text: str) -> set[str]:
+        return {match[0] or match[1] for match in named.findall(text)}
+
     for key, text in english.items():
-        assert set(PLACEHOLDER.findall(other[key])) == set(PLACEHOLDER.findall(text)), key
+        assert names(other[key]) == names(text), key
         assert other[key].strip(), f"{language}.json: {key} is empty"
 
 

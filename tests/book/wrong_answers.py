@@ -119,6 +119,16 @@ WRONG: dict[str, list[Answer]] = {
             "reads the recipe after the move instead of the moved model (a reviewer's try)",
             "failed:recipe_read",
         ),
+        Answer(
+            "from mlx_autodiff import Device\n"
+            "moved = recipe.to_device(Device.metal())\n"
+            "for p in moved.params():\n"
+            "    p.val()\n",
+            "moves to plain metal, no autodiff (issue 39's fifth learner): the check's hint about to_device "
+            "nodes misled; it says the device is not an autodiff one",
+            "failed:autodiff",
+            found="not an autodiff device",
+        ),
     ],
     "ex-02-one-call": [
         Answer(
@@ -311,6 +321,25 @@ WRONG: dict[str, list[Answer]] = {
             "repaired = moved.weight.val().to_device(metal.inner())\n",
             "a plain copy on metal: not a Grad leaf (a reviewer's try)",
             "raised:AutodiffMoveError",
+        ),
+        Answer(
+            "t = moved.weight.val().detach().require_grad()\n"
+            "moved.weight = moved.weight._with(t)\n"
+            "repaired = t\n",
+            "repairs moved itself, replacing its weight (issue 39's fifth learner): the check said only "
+            "that a new leaf gets a new node id, not that moved was changed",
+            "failed:untouched",
+            found="your answer changed moved",
+        ),
+        Answer(
+            "from mlx_autodiff import Requirement\n"
+            "w = moved.weight.val()\n"
+            "w.node.requirement = Requirement.GRAD\n"
+            "w.node.parents = ()\n"
+            "repaired = w\n",
+            "turns the moved weight's own node into a leaf in place (issue 39's fifth learner)",
+            "failed:untouched",
+            found="your answer changed moved",
         ),
     ],
     "ex-04-smoke-test": [
@@ -744,6 +773,18 @@ WRONG: dict[str, list[Answer]] = {
             "fork, then train(): train() wraps plain tensors only (a reviewer's try)",
             "raised:AlreadyAutodiffError",
         ),
+        Answer(
+            "from mlx_autodiff import Requirement\n"
+            "for p in arrived.params():\n"
+            "    n = p.val().node\n"
+            "    n.requirement = Requirement.GRAD\n"
+            "    n.parents = ()\n"
+            "rescued = arrived\n",
+            "turns arrived's to_device nodes into leaves in place (issue 39's fifth learner): the check's "
+            "own backward pass crashed on them, and the verdict blamed a zip()",
+            "failed:arrived_kept",
+            found="your answer changed arrived",
+        ),
     ],
     "ex-07-sgd": [
         Answer(
@@ -1065,6 +1106,14 @@ WRONG: dict[str, list[Answer]] = {
             "trainable = p.to_device(metal.inner())\n",
             "moved, still plain (a reviewer's try)",
             "failed:plain",
+        ),
+        Answer(
+            "from mlx_autodiff import Tensor\n"
+            "trainable = Tensor.from_data(p.array, flex.autodiff()).require_grad().to_device(metal)\n",
+            "a Grad leaf on flex.autodiff, then moved: the output of to_device (issue 39's fifth learner); "
+            "the message says which of the two it found, not both as a definition",
+            "failed:grad_leaf",
+            found="is_require_grad() is False (its node: op to_device",
         ),
     ],
     "ex-09-predict-kind": [
@@ -2091,6 +2140,59 @@ TAMPERING: dict[str, list[Answer]] = {
             "counted",
             "failed:no_training",
         ),
+        Answer(
+            'import os\n'
+            'from mlx_autodiff import TapeConsumedError, UntrackedBackwardError, Tensor, GradientsParams, '
+            'AdamConfig\n'
+            'def predict(model):\n'
+            '    r, w = os.pipe()\n'
+            '    pid = os.fork()\n'
+            '    if pid == 0:\n'
+            '        os.close(r)\n'
+            '        out = "?"\n'
+            '        counts = []\n'
+            '        try:\n'
+            '            m = model\n'
+            '            p0 = m.params()[0]\n'
+            '            dev = next((q.device for q in m.params() if q.device.is_autodiff), p0.device)\n'
+            '            xx = Tensor.ones([3, p0.shape[0]], dev.autodiff() if False else dev)\n'
+            '            n = m.num_param_tensors()\n'
+            '            opt = AdamConfig().init()\n'
+            '            for step in range(3):\n'
+            '                loss = m.forward(xx).square().mean()\n'
+            '                g = GradientsParams.from_grads(loss.backward(), m)\n'
+            '                counts.append(len(g))\n'
+            '                m = opt.step(0.1, m, g)\n'
+            '            out = "trains" if all(c == n for c in counts) else "partly-trains"\n'
+            '        except TapeConsumedError:\n'
+            '            out = "crash-later" if any(counts) else "silent-then-crash"\n'
+            '        except UntrackedBackwardError:\n'
+            '            out = "crash-at-step-0"\n'
+            '        except Exception as e:\n'
+            '            out = "err:" + type(e).__name__\n'
+            '        os.write(w, out.encode())\n'
+            '        os._exit(0)\n'
+            '    os.close(w)\n'
+            '    data = os.read(r, 100).decode()\n'
+            '    os.waitpid(pid, 0)\n'
+            '    return data\n',
+            "trains 3 steps in a child process (os.fork) and sends the outcome back (issue 39's fifth "
+            "learner, F16)",
+            "refused",
+            found="os.fork",
+        ),
+        Answer(
+            "import multiprocessing\n"
+            "def predict(model):\n"
+            "    child = multiprocessing.get_context('spawn').Process(target=exec, args=('pass',))\n"
+            "    child.start()\n"
+            "    child.join()\n"
+            "    return 'trains'\n",
+            "a spawned child (macOS's default start method), which Python starts with no audit event of its "
+            "own: the grading process's fork_exec raises one",
+            "refused",
+            found="_posixsubprocess.fork_exec",
+        ),
     ],
     "ex-01-is-lazy": [
         Answer(
@@ -2190,6 +2292,47 @@ TAMPERING: dict[str, list[Answer]] = {
             "39's second learner, B3)",
             "failed:no_backward",
         ),
+        Answer(
+            'import os\n'
+            'from mlx_autodiff import TapeConsumedError\n'
+            'def predict_failing_node(model):\n'
+            '    r, w = os.pipe()\n'
+            '    pid = os.fork()\n'
+            '    if pid == 0:\n'
+            '        os.close(r)\n'
+            '        node = -1\n'
+            '        try:\n'
+            '            m = model\n'
+            '            xx = Tensor.zeros([2, m.params()[0].shape[0]], m.params()[0].device)\n'
+            '            for _ in range(2):\n'
+            '                loss = m.forward(xx).mean()\n'
+            '                g = GradientsParams.from_grads(loss.backward(), m)\n'
+            '                m = AdamConfig().init().step(0.1, m, g)\n'
+            '        except TapeConsumedError as e:\n'
+            '            node = e.node.id\n'
+            '        except Exception:\n'
+            '            node = -2\n'
+            '        os.write(w, str(node).encode())\n'
+            '        os._exit(0)\n'
+            '    os.close(w)\n'
+            '    data = os.read(r, 100)\n'
+            '    os.waitpid(pid, 0)\n'
+            '    return int(data)\n',
+            "trains in a child process (os.fork) and pipes the failing node's id back (issue 39's fifth "
+            "learner, F15): no window counts what a child runs, so the grading process starts none for an "
+            "answer",
+            "refused",
+            found="os.fork",
+        ),
+        Answer(
+            "import subprocess, sys\n"
+            "def predict_failing_node(model):\n"
+            "    done = subprocess.run([sys.executable, '-c', 'print(0)'], capture_output=True, text=True)\n"
+            "    return int(done.stdout)\n",
+            "a process through subprocess, whose audit event is raised inside the standard library",
+            "refused",
+            found="subprocess.Popen",
+        ),
     ],
     "ex-02-one-call": [
         Answer(
@@ -2275,6 +2418,31 @@ TAMPERING: dict[str, list[Answer]] = {
             "two backward passes, one through the tape's own backward, added up (issue 39's second "
             "learner, B3): the tape's backward is counted",
             "failed:once",
+        ),
+    ],
+    "ex-12-step0-guard": [
+        Answer(
+            'import importlib.util\n'
+            '_src = open(importlib.util.find_spec("mlx_autodiff.guard").origin).read()\n'
+            '_ns = {"__name__": "my_guard", "__package__": "mlx_autodiff"}\n'
+            'exec(compile(_src, "my_guard.py", "exec"), _ns)\n'
+            'def guarded_backward(loss, model):\n'
+            '    return _ns["TrainingGuard"](model, check_flags=False).backward(0, loss, model)\n',
+            "runs a copy of the engine's guard.py under another name (issue 39's fifth learner, E14): an "
+            "answer may not open the engine's files",
+            "refused",
+            found="open(mlx_autodiff/guard.py)",
+        ),
+        Answer(
+            "import inspect\n"
+            "import mlx_autodiff.guard as _g\n"
+            "_ns = {'__name__': 'my_guard', '__package__': 'mlx_autodiff'}\n"
+            "exec(inspect.getsource(_g), _ns)\n"
+            "def guarded_backward(loss, model):\n"
+            "    return _ns['TrainingGuard'](model, check_flags=False).backward(0, loss, model)\n",
+            "the same copy read through inspect.getsource, which opens the file inside the standard library",
+            "refused",
+            found="open(mlx_autodiff/guard.py)",
         ),
     ],
 }
@@ -2408,6 +2576,16 @@ RIGHT: dict[str, list[Answer]] = {
             "        raise RuntimeError(f\"梯度数 {len(grads)}，参数张量数 {model.num_param_tensors()}\")\n"
             "    return grads\n",
             "the same labels in Chinese (issue 39's third learner)",
+        ),
+    ],
+    "ex-05-predict-node": [
+        Answer(
+            "def predict_failing_node(model):\n"
+            "    display(snapshot('before the steps', module=model))\n"
+            "    first = model.bias if model.bias is not None else model.weight\n"
+            "    return first.val().node.id\n",
+            "shows the model's graph first: Graphviz draws it in a process the book's renderer starts, "
+            "which is no process of the answer's",
         ),
     ],
 }
