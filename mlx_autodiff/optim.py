@@ -127,11 +127,13 @@ class AdamConfig:
             # the step's numbers, computed on the host as Burn's `AdaptiveMomentum::transform` does
             bias_correction2_sqrt = math.sqrt(1 - self.beta_2**time)
             combined_factor = bias_correction2_sqrt / (1 - self.beta_1**time)
-            adam = _adam_fused if mx.default_device() == mx.gpu else _adam
-            values, moment_1, moment_2 = adam(
-                values, grad, moment_1, moment_2, self.beta_1, self.beta_2,
-                mx.array(combined_factor), mx.array(self.epsilon * bias_correction2_sqrt), mx.array(lr),
-            )
+            numbers = (combined_factor, self.epsilon * bias_correction2_sqrt, lr)
+            if mx.default_device() == mx.gpu:  # the fused step takes them as arrays: traced once
+                values, moment_1, moment_2 = _adam_fused(values, grad, moment_1, moment_2, self.beta_1,
+                                                         self.beta_2, *map(mx.array, numbers))
+            else:  # as Python numbers, which MLX multiplies in without an array made for each
+                values, moment_1, moment_2 = _adam(values, grad, moment_1, moment_2, self.beta_1,
+                                                   self.beta_2, *numbers)
             moments[param_id] = (moment_1, moment_2, time)
             return values
 
@@ -140,15 +142,15 @@ class AdamConfig:
 
 def _adam(
     values: mx.array, grad: mx.array, moment_1: mx.array, moment_2: mx.array, beta_1: float, beta_2: float,
-    combined_factor: mx.array, epsilon_corrected: mx.array, lr: mx.array,
+    combined_factor: mx.array | float, epsilon_corrected: mx.array | float, lr: mx.array | float,
 ) -> tuple[mx.array, mx.array, mx.array]:
     """One parameter's Adam step: the new values and moments (Burn: adam.rs, `step` and
     `AdaptiveMomentum::transform`, without weight decay or amsgrad).
 
     Zero moments on the first step give exactly Burn's first-step moments,
-    `grad * (1 - beta)`. The step's numbers come as arrays, so that the fused
-    version below is traced once: `mx.compile` traces a function again for every
-    new Python number (https://ml-explore.github.io/mlx/build/html/usage/compile.html).
+    `grad * (1 - beta)`. The step's numbers come to the fused version below as
+    arrays, so that it is traced once: `mx.compile` traces a function again for
+    every new Python number (https://ml-explore.github.io/mlx/build/html/usage/compile.html).
     """
     moment_1 = moment_1 * beta_1 + grad * (1 - beta_1)
     moment_2 = moment_2 * beta_2 + mx.square(grad) * (1 - beta_2)
