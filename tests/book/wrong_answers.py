@@ -1538,17 +1538,42 @@ WRONG: dict[str, list[Answer]] = {
         Answer(
             "def guarded_backward(loss, model):\n"
             "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
-            "    if not all(p.is_require_grad() for p in model.params()):\n"
-            "        raise RuntimeError(f'{len(grads)} of {model.num_param_tensors()} gradients')\n"
+            "    wanted = model.num_param_tensors()\n"
+            "    if len(grads) != wanted:\n"
+            "        raise RuntimeError(f'got {len(grads)} gradients, expected {wanted}')\n"
             "    return grads\n",
-            "checks the flags, not the count (listed as right until the fourth learner's spare layer: "
-            "flagged, never reached, no gradient)",
-            "failed:let_through",
+            "counts a frozen parameter as meant to train: it stops a model that trains as it should "
+            "(the book's solution until issue 39's sixth learner)",
+            "failed:raised_good",
+            on_the_page=True,
         ),
         Answer(
             "def guarded_backward(loss, model):\n"
             "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
             "    n = model.num_param_tensors()\n"
+            "    if model.num_trainable_param_tensors() != n:\n"
+            "        return grads\n"
+            "    if len(grads) != n:\n"
+            "        raise RuntimeError(f'got {len(grads)} gradients, expected {n}')\n"
+            "    return grads\n",
+            "never raises on a model with a frozen parameter, however few gradients come back (issue 39's "
+            "sixth learner)",
+            "failed:let_through",
+        ),
+        Answer(
+            "def guarded_backward(loss, model):\n"
+            "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
+            "    if not all(p.is_require_grad() for p in model.params()):\n"
+            "        raise RuntimeError(f'{len(grads)} of {model.num_trainable_param_tensors()} gradients')\n"
+            "    return grads\n",
+            "checks the flags, not the count: a model with a frozen parameter trains, yet it stops it "
+            "(and the fourth learner's spare layer, flagged, never reached, no gradient, it lets through)",
+            "failed:raised_good",
+        ),
+        Answer(
+            "def guarded_backward(loss, model):\n"
+            "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
+            "    n = model.num_trainable_param_tensors()\n"
             "    flagged = sum(1 for p in model.params() if p.val().is_require_grad())\n"
             "    if flagged != n:\n"
             "        raise RuntimeError(f\"expected {n} gradients, got {flagged}\")\n"
@@ -1580,7 +1605,8 @@ WRONG: dict[str, list[Answer]] = {
             "def guarded_backward(loss, model):\n"
             "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
             "    if len(grads) == 0:\n"
-            "        raise RuntimeError(f'0 gradients for {model.num_param_tensors()} parameters')\n"
+            "        wanted = model.num_trainable_param_tensors()\n"
+            "        raise RuntimeError(f'0 gradients for {wanted} parameters')\n"
             "    return grads\n",
             "stops only when no gradient at all arrives: one missing of two goes through",
             "failed:let_through",
@@ -1588,7 +1614,7 @@ WRONG: dict[str, list[Answer]] = {
         Answer(
             "def guarded_backward(loss, model):\n"
             "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
-            "    if len(grads) != model.num_param_tensors():\n"
+            "    if len(grads) != model.num_trainable_param_tensors():\n"
             "        raise RuntimeError('the model was moved with to_device: use fork')\n"
             "    return grads\n",
             "a message that guesses the cause but does not say what is wrong (the counts)",
@@ -1597,7 +1623,7 @@ WRONG: dict[str, list[Answer]] = {
         Answer(
             "def guarded_backward(loss, model):\n"
             "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
-            "    if len(grads) != model.num_param_tensors():\n"
+            "    if len(grads) != model.num_trainable_param_tensors():\n"
             "        raise RuntimeError('got 0 gradients, expected 2')\n"
             "    return grads\n",
             "the right check, but a message with the counts of one case typed in, not the real "
@@ -1617,7 +1643,7 @@ WRONG: dict[str, list[Answer]] = {
         Answer(
             "def guarded_backward(loss, model):\n"
             "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
-            "    if len(grads) != model.num_param_tensors():\n"
+            "    if len(grads) != model.num_trainable_param_tensors():\n"
             "        raise RuntimeError('gradients missing at step 0; steps 1, 2, 3, 4 would not train: '\n"
             "                           'use fork')\n"
             "    return grads\n",
@@ -1627,7 +1653,7 @@ WRONG: dict[str, list[Answer]] = {
         Answer(
             "def guarded_backward(loss, model):\n"
             "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
-            "    if len(grads) != model.num_param_tensors():\n"
+            "    if len(grads) != model.num_trainable_param_tensors():\n"
             "        raise RuntimeError('第 0 步缺梯度；第 1、2、3、4 步都不会训练：用 fork')\n"
             "    return grads\n",
             "the same in Chinese: step numbers, no counts (issue 39's second learner)",
@@ -1636,9 +1662,9 @@ WRONG: dict[str, list[Answer]] = {
         Answer(
             "def guarded_backward(loss, model):\n"
             "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
-            "    if len(grads) != model.num_param_tensors():\n"
+            "    if len(grads) != model.num_trainable_param_tensors():\n"
             "        raise RuntimeError(f'expected {len(grads)} gradients but got '\n"
-            "                           f'{model.num_param_tensors()}')\n"
+            "                           f'{model.num_trainable_param_tensors()}')\n"
             "    return grads\n",
             "the two counts swapped: it says it expected the number it got (issue 39's second learner)",
             "failed:counts",
@@ -1646,7 +1672,7 @@ WRONG: dict[str, list[Answer]] = {
         Answer(
             "def guarded_backward(loss, model):\n"
             "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
-            "    if len(grads) != model.num_param_tensors():\n"
+            "    if len(grads) != model.num_trainable_param_tensors():\n"
             "        raise RuntimeError(f'only {len(grads)} gradients came back: the to_device bug of Burn "
             "0.22.1 (see chapter 2; appendix 4)')\n"
             "    return grads\n",
@@ -1670,7 +1696,7 @@ WRONG: dict[str, list[Answer]] = {
             "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
             "    if len(grads) < 2:\n"
             "        raise RuntimeError(f'only {len(grads)} gradients, expected"
-            " {model.num_param_tensors()}')\n"
+            " {model.num_trainable_param_tensors()}')\n"
             "    return grads\n",
             "stops below two gradients, whatever the model has",
             "failed:.*",
@@ -1687,7 +1713,7 @@ WRONG: dict[str, list[Answer]] = {
         Answer(
             "def guarded_backward(loss, model):\n"
             "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
-            "    if len(grads) != model.num_param_tensors():\n"
+            "    if len(grads) != model.num_trainable_param_tensors():\n"
             "        raise RuntimeError(f'only {len(grads)} gradients')\n"
             "    return grads\n",
             "says the count it got, not the one it expected (a reviewer's try)",
@@ -1696,9 +1722,10 @@ WRONG: dict[str, list[Answer]] = {
         Answer(
             "def guarded_backward(loss, model):\n"
             "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
-            "    if len(grads) != model.num_param_tensors():\n"
-            "        raise RuntimeError(f\"got {len(grads)} gradients, expected {model.num_param_tensors()}; "
-            "or got {model.num_param_tensors()}, expected {len(grads)}?\")\n"
+            "    if len(grads) != model.num_trainable_param_tensors():\n"
+            "        n = model.num_trainable_param_tensors()\n"
+            "        raise RuntimeError(f\"got {len(grads)} gradients, expected {n}; "
+            "or got {n}, expected {len(grads)}?\")\n"
             "    return grads\n",
             "a message that says both orders, so neither count is in one role (issue 39's third learner)",
             "failed:counts",
@@ -1707,7 +1734,7 @@ WRONG: dict[str, list[Answer]] = {
         Answer(
             "def guarded_backward(loss, model):\n"
             "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
-            "    n, m = len(grads), model.num_param_tensors()\n"
+            "    n, m = len(grads), model.num_trainable_param_tensors()\n"
             "    if n != m:\n"
             "        raise RuntimeError(f\"只拿到{n}个梯度，应有{m}个；或者只拿到{m}个，应有{n}个\")\n"
             "    return grads\n",
@@ -1717,9 +1744,9 @@ WRONG: dict[str, list[Answer]] = {
         Answer(
             "def guarded_backward(loss, model):\n"
             "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
-            "    if len(grads) != model.num_param_tensors():\n"
-            "        raise RuntimeError(f\"Gradients: {model.num_param_tensors()}. Parameter tensors: "
-            "{len(grads)}.\")\n"
+            "    if len(grads) != model.num_trainable_param_tensors():\n"
+            "        n = model.num_trainable_param_tensors()\n"
+            "        raise RuntimeError(f\"Gradients: {n}. Parameter tensors: {len(grads)}.\")\n"
             "    return grads\n",
             "labels the two counts the wrong way round",
             "failed:counts",
@@ -1730,7 +1757,7 @@ WRONG: dict[str, list[Answer]] = {
             "        return 'something is off: ' + ' '.join(str(i) for i in range(10))\n"
             "def guarded_backward(loss, model):\n"
             "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
-            "    if len(grads) != model.num_param_tensors():\n"
+            "    if len(grads) != model.num_trainable_param_tensors():\n"
             "        raise Wrong()\n"
             "    return grads\n",
             "an exception whose __str__ lists every small number: its message is read as BaseException's "
@@ -2544,7 +2571,7 @@ RIGHT: dict[str, list[Answer]] = {
         Answer(
             "def guarded_backward(loss, model):\n"
             "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
-            "    expected = model.num_param_tensors()\n"
+            "    expected = model.num_trainable_param_tensors()\n"
             "    if len(grads) != expected:\n"
             "        raise RuntimeError(f'只拿到{len(grads)}个梯度，应有{expected}个')\n"
             "    return grads\n",
@@ -2554,28 +2581,38 @@ RIGHT: dict[str, list[Answer]] = {
         Answer(
             "def guarded_backward(loss, model):\n"
             "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
-            "    if len(grads) != model.num_param_tensors():\n"
+            "    if len(grads) != model.num_trainable_param_tensors():\n"
             "        raise RuntimeError(f\"loss.backward() has {len(grads)} gradients but the model needs "
-            "{model.num_param_tensors()}\")\n"
+            "{model.num_trainable_param_tensors()}\")\n"
             "    return grads\n",
             "\"has N gradients\": the noun says which count it is, not the verb (issue 39's third learner)",
         ),
         Answer(
             "def guarded_backward(loss, model):\n"
             "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
-            "    if len(grads) != model.num_param_tensors():\n"
+            "    if len(grads) != model.num_trainable_param_tensors():\n"
             "        raise RuntimeError(f\"Gradients: {len(grads)}. Parameter tensors: "
-            "{model.num_param_tensors()}.\")\n"
+            "{model.num_trainable_param_tensors()}.\")\n"
             "    return grads\n",
             "each count after its label (issue 39's third learner)",
         ),
         Answer(
             "def guarded_backward(loss, model):\n"
             "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
-            "    if len(grads) != model.num_param_tensors():\n"
-            "        raise RuntimeError(f\"梯度数 {len(grads)}，参数张量数 {model.num_param_tensors()}\")\n"
+            "    if len(grads) != model.num_trainable_param_tensors():\n"
+            "        n = model.num_trainable_param_tensors()\n"
+            "        raise RuntimeError(f\"梯度数 {len(grads)}，参数张量数 {n}\")\n"
             "    return grads\n",
             "the same labels in Chinese (issue 39's third learner)",
+        ),
+        Answer(
+            "def guarded_backward(loss, model):\n"
+            "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
+            "    n = sum(1 for p in model.params() if p.lazy_is_require_grad())\n"
+            "    if len(grads) != n:\n"
+            "        raise ValueError(f'{len(grads)} gradients, expected {n}')\n"
+            "    return grads\n",
+            "the flags counted without reading a parameter (issue 39's sixth learner)",
         ),
     ],
     "ex-05-predict-node": [
