@@ -680,6 +680,19 @@ WRONG: dict[str, list[Answer]] = {
     ],
     "ex-06-fork-by-hand": [
         Answer(
+            "from mlx_autodiff import Requirement\n"
+            "def fork_tensor(tensor, device):\n"
+            "    was = tensor.is_require_grad()\n"
+            "    if tensor.node is not None and tensor.node.is_leaf:\n"
+            "        tensor.node.requirement = Requirement.GRAD\n"
+            "    out = tensor.to_device(device).detach()\n"
+            "    return out.require_grad() if was else out\n",
+            "turns the tensor it was given into a Grad leaf before moving it: fork leaves its input as it "
+            "was (issue 39's sixth learner)",
+            "failed:input_changed",
+            on_the_page=True,
+        ),
+        Answer(
             "def fork_tensor(tensor, device):\n"
             "    return tensor.to_device(device).detach().require_grad()\n",
             "always asks for gradients: fork does so only if the input was a Grad leaf",
@@ -742,6 +755,12 @@ WRONG: dict[str, list[Answer]] = {
         ),
     ],
     "ex-06-rescue": [
+        Answer(
+            "rescued = arrived.valid()\n",
+            "valid() makes plain tensors, with no node: the message says so instead of a bare None (issue "
+            "39's sixth learner)",
+            "failed:plain",
+        ),
         Answer(
             "rescued = model.fork(metal)\n",
             "forks the chapter's CPU model, which the exercise says is gone (the issue's example)",
