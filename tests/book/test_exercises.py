@@ -940,14 +940,16 @@ def test_a_refusal_says_whether_the_answer_started_used_or_changed_what_was_foun
 
 def test_a_count_in_a_message_takes_the_nouns_form_for_its_number() -> None:
     """Issue 39's fifth learner: "called it 1 time(s)", "0 gradients for 1 parameter tensors"."""
-    assert "called it 1 time, under" in message("ex-03-repair", "no_fork", {"count": 1}, "en")
-    assert "called it 2 times," in message("ex-03-repair", "no_fork", {"count": 2}, "en")
+    once = message("ex-07-guard", "through_guard", {"case": "x", "count": 1, "steps": 1}, "en")
+    assert "it ran 1 time in 1 step" in once, once
+    twice = message("ex-07-guard", "through_guard", {"case": "x", "count": 2, "steps": 3}, "en")
+    assert "it ran 2 times in 3 steps" in twice, twice
     said = message("ex-12-step0-guard", "let_through", {"case": "x", "got": 0, "wanted": 1}, "en")
     assert "with 0 gradients for 1 parameter tensor" in said and "tensors" not in said, said
     said = message("ex-12-step0-guard", "let_through", {"case": "x", "got": "1", "wanted": "2"}, "en")
     assert "with 1 gradient for 2 parameter tensors" in said, said
     assert "(s)" not in json.dumps(table("en")), "a count's noun takes its form from the number"
-    assert "1 次" in message("ex-03-repair", "no_fork", {"count": 1}, "zh_CN")
+    assert "1 次" in message("ex-07-guard", "through_guard", {"case": "x", "count": 1, "steps": 1}, "zh_CN")
 
 
 def test_a_runs_outcome_in_a_message_is_named_in_the_readers_language() -> None:
