@@ -1138,6 +1138,18 @@ WRONG: dict[str, list[Answer]] = {
     "ex-09-predict-kind": [
         Answer(
             "def kind_after_to_device(model):\n"
+            "    w = model.weight\n"
+            "    if not w.is_initialized() and w.device == flex.autodiff():\n"
+            "        return 'lazy'\n"
+            "    if not w.is_initialized():\n"
+            "        return 'plain'\n"
+            "    return 'plain' if w.val().node is None else 'node'\n",
+            "lazy only when built on the CPU: an unread model built on metal is lazy too (issue 39's "
+            "seventh learner)",
+            "failed:kind",
+        ),
+        Answer(
+            "def kind_after_to_device(model):\n"
             "    return 'plain' if model.weight.val().node is None else 'node'\n",
             "reads the weight to look at its node, which builds a lazy parameter where it is",
             "failed:reads",
@@ -1554,6 +1566,19 @@ WRONG: dict[str, list[Answer]] = {
         ),
     ],
     "ex-12-step0-guard": [
+        Answer(
+            "def guarded_backward(loss, model):\n"
+            "    try:\n"
+            "        grads = GradientsParams.from_grads(loss.backward(), model)\n"
+            "    except Exception:\n"
+            "        return GradientsParams()\n"
+            "    n = model.num_trainable_param_tensors()\n"
+            "    if len(grads) != n:\n"
+            "        raise RuntimeError(f'got {len(grads)} gradients, expected {n}')\n"
+            "    return grads\n",
+            "hides backward's refusal and hands back no gradients (issue 39's seventh learner)",
+            "failed:swallowed",
+        ),
         Answer(
             "def guarded_backward(loss, model):\n"
             "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
