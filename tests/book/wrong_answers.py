@@ -28,6 +28,21 @@ class Answer:
     """Graded on the page too, through live mode's "Run check" (tests/site/test_live.py)."""
 
 
+def _sgd_loop(built_on: str = "flex.autodiff()", count: str = "grad_counts.append(len(g))",
+              after: str = "") -> str:
+    """Exercise 7.1's SGD loop as the fifth learner wrote it, with one thing changed: where `start` is
+    built, how a step's gradients are counted, or what follows the loop."""
+    return (f"start = initialized({built_on}).fork(metal)\n"
+            "opt = SgdConfig().init()\n"
+            "m = start\n"
+            "losses, grad_counts = [], []\n"
+            "for _ in range(5):\n"
+            "    loss = MseLoss().forward(m.forward(x), y, Reduction.MEAN)\n"
+            "    g = GradientsParams.from_grads(loss.backward(), m)\n"
+            "    losses.append(loss.into_scalar())\n"
+            f"    {count}\n"
+            "    m = opt.step(0.1, m, g)\n" + after)
+
 WRONG: dict[str, list[Answer]] = {
     "ex-01-is-lazy": [
         Answer(
@@ -873,16 +888,7 @@ WRONG: dict[str, list[Answer]] = {
             "failed:sgd",
         ),
         Answer(
-            "start = initialized(flex.autodiff()).fork(metal)\n"
-            "opt = SgdConfig().init()\n"
-            "m = start\n"
-            "losses, grad_counts = [], []\n"
-            "for _ in range(5):\n"
-            "    loss = MseLoss().forward(m.forward(x), y, Reduction.MEAN)\n"
-            "    g = GradientsParams.from_grads(loss.backward(), m)\n"
-            "    losses.append(loss.into_scalar())\n"
-            "    grad_counts.append(m.num_param_tensors())\n"
-            "    m = opt.step(0.1, m, g)\n",
+            _sgd_loop(count="grad_counts.append(m.num_param_tensors())"),
             "records the model's parameter tensors, not len(GradientsParams): the two agree only while "
             "every parameter gets a gradient, which is what the count is there to tell (issue 39's fifth "
             "learner)",
@@ -890,30 +896,12 @@ WRONG: dict[str, list[Answer]] = {
             on_the_page=True,
         ),
         Answer(
-            "start = initialized(flex.autodiff()).fork(metal)\n"
-            "opt = SgdConfig().init()\n"
-            "m = start\n"
-            "losses, grad_counts = [], []\n"
-            "for _ in range(5):\n"
-            "    loss = MseLoss().forward(m.forward(x), y, Reduction.MEAN)\n"
-            "    g = GradientsParams.from_grads(loss.backward(), m)\n"
-            "    losses.append(loss.into_scalar())\n"
-            "    pass\n"
-            "    m = opt.step(0.1, m, g)\n"
-            "grad_counts = [2, 2, 2, 2, 2]\n",
+            _sgd_loop(count="pass", after="grad_counts = [2, 2, 2, 2, 2]\n"),
             "the counts typed in, the number the page prints (issue 39's fifth learner)",
             "failed:counts",
         ),
         Answer(
-            "start = initialized(metal).fork(metal)\n"
-            "opt = SgdConfig().init()\n"
-            "m = start\n"
-            "losses, grad_counts = [], []\n"
-            "for _ in range(5):\n"
-            "    loss = MseLoss().forward(m.forward(x), y, Reduction.MEAN)\n"
-            "    g = GradientsParams.from_grads(loss.backward(), m)\n"
-            "    losses.append(loss.into_scalar()); grad_counts.append(len(g))\n"
-            "    m = opt.step(0.1, m, g)\n",
+            _sgd_loop(built_on="metal"),
             "forks a model initialized on metal, not on flex.autodiff: fork's fresh leaves look the same, "
             "so the check asks its own initialized where it was built (issue 39's fifth learner, en CLI "
             "and live)",
