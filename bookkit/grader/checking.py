@@ -129,7 +129,7 @@ class Answer:
         """The answer's cell run again where the chapter's `names` are other values (a fresh copy of
         the set-up's namespace otherwise): what it binds, and the engine calls it made."""
         namespace = {**self._scope, **names}
-        with self.running(case) as calls:
+        with self.running(case) as calls, _where_imported_from(self._scope, names):
             exec(self._code, namespace)
         return namespace, calls
 
@@ -154,6 +154,28 @@ class Answer:
             found = self._verify()
             if found:
                 raise Refused(found)
+
+
+@contextmanager
+def _where_imported_from(scope: dict[str, Any], names: dict[str, Any]) -> Iterator[None]:
+    """Each function or class among `names` that the set-up imported, swapped in every module that holds
+    it too (where it is defined and where it is re-exported): an answer that imports it again
+    (`from bookkit.runs.scenarios import initialized`) gets the check's value, as one that uses the set-up's
+    name does, and not the original the check meant to replace."""
+    swapped = []
+    for name, value in names.items():
+        original = scope.get(name)
+        if not callable(original):
+            continue
+        for home in list(sys.modules.values()):
+            if getattr(home, "__dict__", {}).get(name) is original:  # never a module's own __getattr__
+                swapped.append((home, name, original))
+                setattr(home, name, value)
+    try:
+        yield
+    finally:
+        for home, name, original in swapped:
+            setattr(home, name, original)
 
 
 def _raised_by_answer(error: BaseException) -> bool:

@@ -2507,6 +2507,20 @@ TAMPERING: dict[str, list[Answer]] = {
 }
 
 RIGHT: dict[str, list[Answer]] = {
+    "ex-03-repair": [
+        Answer(
+            "repaired = Tensor.from_inner(weight.inner()).require_grad()\n",
+            "the chapter's own `weight` (moved.weight.val()), its values wrapped as a new leaf; the check's "
+            "other `moved` comes with its `weight` (the seventh learner's answer was refused)",
+        ),
+    ],
+    "ex-07-sgd": [
+        Answer(
+            "from bookkit.runs.scenarios import initialized\n" + _sgd_loop(),
+            "imports chapter 1's `initialized` again, as the set-up does; the check's other `initialized` "
+            "(a spare layer) must still be the one it calls (the seventh learner's answer was refused)",
+        ),
+    ],
     "ex-13-predict": [
         Answer(
             "from mlx_autodiff import Requirement\n"
