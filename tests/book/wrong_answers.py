@@ -771,6 +771,12 @@ WRONG: dict[str, list[Answer]] = {
     ],
     "ex-06-rescue": [
         Answer(
+            "rescued = arrived.no_grad().map_params(lambda p: p._with(p.val().require_grad()))\n",
+            "Grad leaves under stored flags no_grad cleared: fork, train() and the trainable count would "
+            "call them frozen (the eighth learner)",
+            "failed:flag",
+        ),
+        Answer(
             "rescued = arrived.valid()\n",
             "valid() makes plain tensors, with no node: the message says so instead of a bare None (issue "
             "39's sixth learner)",
@@ -1566,6 +1572,23 @@ WRONG: dict[str, list[Answer]] = {
             "    return grads\n",
             "hides backward's refusal and hands back no gradients (issue 39's seventh learner)",
             "failed:swallowed",
+        ),
+        Answer(
+            "from mlx_autodiff import AutodiffError\n"
+            "def guarded_backward(loss, model):\n"
+            "    try:\n"
+            "        raw = loss.backward()\n"
+            "    except AutodiffError as e:\n"
+            "        print('backward refused:', e)\n"
+            "        return None\n"
+            "    grads = GradientsParams.from_grads(raw, model)\n"
+            "    wanted = sum(p.lazy_is_require_grad() for p in model.params())\n"
+            "    if len(grads) != wanted:\n"
+            "        raise RuntimeError(f'got {len(grads)} gradients, expected {wanted}')\n"
+            "    return grads\n",
+            "prints backward's refusal and returns None, raising nothing (the ninth learner, on the page)",
+            "failed:swallowed_other",
+            on_the_page=True,
         ),
         Answer(
             "def guarded_backward(loss, model):\n"
