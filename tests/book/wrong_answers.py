@@ -2543,6 +2543,24 @@ RIGHT: dict[str, list[Answer]] = {
             "imports chapter 1's `initialized` again, as the set-up does; the check's other `initialized` "
             "(a spare layer) must still be the one it calls (the seventh learner's answer was refused)",
         ),
+        Answer(
+            _sgd_loop(count="grad_counts.append(len(g)); losses[-1] = round(losses[-1], 4)"),
+            "each loss rounded to 4 places, as the chapters print them (the eighth learner's answer was "
+            "refused)",
+        ),
+    ],
+    "ex-07-guard": [
+        Answer(
+            "from mlx_autodiff.guard import TrainingGuard\n"
+            "def guarded_train(model, steps):\n"
+            "    g, adam, out = TrainingGuard(model), AdamConfig().init(), []\n"
+            "    for i in range(steps):\n"
+            "        loss = MseLoss().forward(model.forward(x), y, Reduction.MEAN)\n"
+            "        out.append(round(loss.into_scalar(), 4))\n"
+            "        model = adam.step(0.1, model, g.backward(i, loss, model))\n"
+            "    return out\n",
+            "each loss rounded to 4 places (the eighth learner's answer was refused)",
+        ),
     ],
     "ex-13-predict": [
         Answer(
