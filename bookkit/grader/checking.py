@@ -87,9 +87,9 @@ class Expect:
         self(callable(value), "_common.not_a_function", name=name, got=_kind(value))
 
     def plain(self, value: object, name: str) -> None:
-        """`name` must be plain data: str, int, float, bool or None, or lists and tuples of them, each of
-        exactly that type, never a subclass (whose `__eq__`, `__contains__` or `__str__` could say anything).
-        Call it before comparing what an answer returned."""
+        """`name` must be plain data: str, int, float, bool or None, or lists, tuples and sets of them,
+        each of exactly that type, never a subclass (whose `__eq__`, `__contains__` or `__str__` could say
+        anything). Call it before comparing what an answer returned."""
         self(_plain(value), "_common.not_plain", name=name, got=_kind(value))
 
     def instance(self, value: object, kind: type | tuple[type, ...], name: str) -> None:
@@ -194,7 +194,8 @@ def _plain(value: object) -> bool:
     """Whether `value` is plain data, by exact type (never calling anything the value defines)."""
     if type(value) in _PLAIN:
         return True
-    return type(value) in (list, tuple) and all(_plain(item) for item in value)  # type: ignore[attr-defined]
+    containers = (list, tuple, set, frozenset)
+    return type(value) in containers and all(_plain(item) for item in value)  # type: ignore[attr-defined]
 
 
 def _kind(value: object) -> str:

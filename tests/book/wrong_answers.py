@@ -2530,6 +2530,14 @@ TAMPERING: dict[str, list[Answer]] = {
 }
 
 RIGHT: dict[str, list[Answer]] = {
+    "ex-01-is-lazy": [
+        Answer(
+            "def untouched(model):\n"
+            "    return {name for name, param in model.named_params() if not param.is_initialized()}\n",
+            "the names as a set: the statement asks for the names, in no order (the eighth learner's answer "
+            "was refused)",
+        ),
+    ],
     "ex-03-repair": [
         Answer(
             "repaired = Tensor.from_inner(weight.inner()).require_grad()\n",
