@@ -375,6 +375,8 @@ def result_of(exercise: Exercise, verdict: dict[str, Any], language: str,
     if status in ("raised", "raised_in_check", "check_error"):
         key = status if verdict.get("case") or status != "raised_in_check" else "raised_in_call"
         reason = say(said[key], error=shown, case=case(exercise.label, verdict.get("case", ""), language))
+        if error.get("type") == "NameError":  # a helper from another cell of the reader's copy (learner 8)
+            reason += said["only_the_answer_cell"]
         return Result(exercise, False, reason, f"{status}:{error.get('type', '')}")
     if status == "timed_out":
         return Result(exercise, False, say(said["timed_out"], seconds=f"{timeout:g}"), status)

@@ -46,6 +46,19 @@ def _sgd_loop(built_on: str = "flex.autodiff()", count: str = "grad_counts.appen
 WRONG: dict[str, list[Answer]] = {
     "ex-01-is-lazy": [
         Answer(
+            "from mlx_autodiff import Module, Param\n"
+            "def untouched(model, prefix=''):\n"
+            "    out = []\n"
+            "    for k, v in vars(model).items():\n"
+            "        if isinstance(v, Param) and not v.is_initialized():\n"
+            "            out.append(prefix + k)\n"
+            "        elif isinstance(v, Module):\n"
+            "            out += untouched(v, prefix + k + '.')\n"
+            "    return out\n",
+            "walks the attributes by hand and misses layers kept in a list (the eighth learner)",
+            "failed:wrong",
+        ),
+        Answer(
             "def untouched(model):\n"
             "    return [name for name, param in model.named_params() if not param.is_require_grad()]\n",
             "is_require_grad() reads the parameter, so asking initializes every recipe",
@@ -146,6 +159,21 @@ WRONG: dict[str, list[Answer]] = {
         ),
     ],
     "ex-02-one-call": [
+        Answer(
+            "import copy\n"
+            "from mlx_autodiff import Module, Param\n"
+            "def place(model, device):\n"
+            "    new = copy.copy(model)\n"
+            "    for k, v in vars(model).items():\n"
+            "        if isinstance(v, Param):\n"
+            "            setattr(new, k, v.fork(device))\n"
+            "        elif isinstance(v, Module):\n"
+            "            setattr(new, k, place(v, device))\n"
+            "    return new\n",
+            "forks attribute by attribute and leaves layers kept in a list where they were (the eighth "
+            "learner)",
+            "failed:on_device|failed:source_replaced",
+        ),
         Answer(
             "def place(model, device):\n"
             "    return model.to_device(device)\n",
@@ -358,6 +386,44 @@ WRONG: dict[str, list[Answer]] = {
         ),
     ],
     "ex-04-smoke-test": [
+        Answer(
+            "def no_effect(model, x, y):\n"
+            "    loss = MseLoss().forward(model.forward(x), y, Reduction.MEAN)\n"
+            "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
+            "    after = AdamConfig().init().step(0.1, model, grads)\n"
+            "    before = dict(model.named_params())\n"
+            "    return after, [n for n, p in after.named_params() if p.lazy_is_require_grad()\n"
+            "                   and bool(mx.array_equal(p.val().array, before[n].val().array))]\n",
+            "leaves out a frozen parameter, which the step leaves unchanged too (the eighth learner)",
+            "failed:unchanged",
+        ),
+        Answer(
+            "from mlx_autodiff import Module, Param\n"
+            "def _walk(m, prefix=''):\n"
+            "    for k, v in vars(m).items():\n"
+            "        if isinstance(v, Param):\n"
+            "            yield prefix + k, v\n"
+            "        elif isinstance(v, Module):\n"
+            "            yield from _walk(v, prefix + k + '.')\n"
+            "def no_effect(model, x, y):\n"
+            "    loss = MseLoss().forward(model.forward(x), y, Reduction.MEAN)\n"
+            "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
+            "    after = AdamConfig().init().step(0.1, model, grads)\n"
+            "    before = dict(_walk(model))\n"
+            "    return after, [n for n, p in _walk(after)\n"
+            "                   if bool(mx.array_equal(p.val().array, before[n].val().array))]\n",
+            "walks the attributes by hand and misses layers kept in a list (the eighth learner)",
+            "failed:unchanged",
+        ),
+        Answer(
+            "def no_effect(model, x, y):\n"
+            "    before = snapshot_values(model)\n"
+            "    return model, before\n",
+            "a helper defined in a cell of the reader's own above the answer's: grading runs the answer's "
+            "cell alone after the chapter's (the eighth learner), and the verdict says so",
+            "raised_in_check:NameError",
+            "define every helper your answer uses in its cell",
+        ),
         Answer(
             "from mlx_autodiff import SgdConfig\n"
             "\n"
@@ -1245,6 +1311,25 @@ WRONG: dict[str, list[Answer]] = {
         ),
     ],
     "ex-10-relocate": [
+        Answer(
+            "import copy\n"
+            "from mlx_autodiff import Module, Param\n"
+            "def _one(p, device):\n"
+            "    if p.is_initialized() and p.val().node is None:\n"
+            "        return p.fork(device).train()\n"
+            "    return p.fork(device)\n"
+            "def relocate(model, device):\n"
+            "    new = copy.copy(model)\n"
+            "    for k, v in vars(model).items():\n"
+            "        if isinstance(v, Param):\n"
+            "            setattr(new, k, _one(v, device))\n"
+            "        elif isinstance(v, Module):\n"
+            "            setattr(new, k, relocate(v, device))\n"
+            "    return new\n",
+            "relocates attribute by attribute and leaves layers kept in a list where they were (the eighth "
+            "learner)",
+            "failed:plain|failed:on_device|failed:source_replaced",
+        ),
         Answer(
             "def relocate(model, device):\n"
             "    if not any(p.is_initialized() for p in model.params()):\n"
