@@ -78,7 +78,7 @@ def _parser() -> argparse.ArgumentParser:
     checking.add_argument("target", help="a notebook file, or a chapter (its copy in exercises/)")
     checking.add_argument(
         "--timeout",
-        type=float,
+        type=_seconds,
         default=DEFAULT_TIMEOUT,
         help=f"seconds for each answer and its checks ({DEFAULT_TIMEOUT:g})",
     )
@@ -88,6 +88,18 @@ def _parser() -> argparse.ArgumentParser:
     )
     checking.set_defaults(command=_check)
     return parser
+
+
+def _seconds(text: str) -> float:
+    """A time limit: a positive number of seconds (0 or -5 would stop every answer at once, learner 8)."""
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = float("nan")
+    if not seconds > 0 or seconds == float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a time limit: give a positive number of seconds, "
+                                         "e.g. 120")
+    return seconds
 
 
 def _list(args: argparse.Namespace) -> int:

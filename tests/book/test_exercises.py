@@ -580,6 +580,19 @@ def _children() -> set[int]:
     return found
 
 
+@pytest.mark.parametrize("limit", ["0", "-5", "nan", "inf", "soon"])
+def test_a_time_limit_that_is_not_a_positive_number_is_refused(
+    limit: str, book: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`--timeout -5` graded and said "timed out after -5 s" (issue 39's eighth learner)."""
+    path = fork(resolve("90", book)).path
+    with pytest.raises(SystemExit) as stopped:
+        main(["check", str(path), "--timeout", limit, "--book", str(book)])
+    assert stopped.value.code == 2
+    error = capsys.readouterr().err
+    assert "positive number of seconds" in error and "Traceback" not in error
+
+
 @pytest.mark.slow
 def test_a_hang_is_a_failure_after_the_time_limit_and_the_process_is_killed(
     book: Path, capsys: pytest.CaptureFixture[str]

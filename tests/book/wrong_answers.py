@@ -763,6 +763,20 @@ WRONG: dict[str, list[Answer]] = {
         Answer(
             "from mlx_autodiff import Requirement\n"
             "def fork_tensor(tensor, device):\n"
+            "    out = tensor.to_device(device)\n"
+            "    if out.node is None:\n"
+            "        return out\n"
+            "    again = tensor.node.requirement is not Requirement.NONE and tensor.node.op != 'to_device'\n"
+            "    out = out.detach()\n"
+            "    return out.require_grad() if again else out\n",
+            "asks for gradients again for any tracked input but a move: another op's output is not a Grad "
+            "leaf either (the ninth learner, on the page)",
+            "failed:requirement",
+            on_the_page=True,
+        ),
+        Answer(
+            "from mlx_autodiff import Requirement\n"
+            "def fork_tensor(tensor, device):\n"
             "    was = tensor.is_require_grad()\n"
             "    if tensor.node is not None and tensor.node.is_leaf:\n"
             "        tensor.node.requirement = Requirement.GRAD\n"
@@ -1312,6 +1326,18 @@ WRONG: dict[str, list[Answer]] = {
     ],
     "ex-10-relocate": [
         Answer(
+            "def relocate(model, device):\n"
+            "    def one(p):\n"
+            "        if not p.device.is_autodiff:\n"
+            "            return p.train().fork(device)\n"
+            "        return p.fork(device)\n"
+            "    return model.map_params(one)\n",
+            "tells plain by the parameter's device and calls train() on it, which reads an unread plain "
+            "model (the ninth learner, on the page)",
+            "failed:reads",
+            on_the_page=True,
+        ),
+        Answer(
             "import copy\n"
             "from mlx_autodiff import Module, Param\n"
             "def _one(p, device):\n"
@@ -1645,6 +1671,19 @@ WRONG: dict[str, list[Answer]] = {
         ),
     ],
     "ex-12-step0-guard": [
+        Answer(
+            "def guarded_backward(loss, model):\n"
+            "    grads = GradientsParams.from_grads(loss.backward(), model)\n"
+            "    wanted = sum(p.lazy_is_require_grad() and p.val().node is not None\n"
+            "                 for p in model.params())\n"
+            "    if len(grads) != wanted:\n"
+            "        raise RuntimeError(f'got {len(grads)} gradients, expected {wanted}')\n"
+            "    return grads\n",
+            "leaves plain parameters out of the count, so a plain bias flagged to train goes through (the "
+            "ninth learner, on the page)",
+            "failed:let_through",
+            on_the_page=True,
+        ),
         Answer(
             "def guarded_backward(loss, model):\n"
             "    try:\n"
