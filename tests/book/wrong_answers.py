@@ -633,6 +633,14 @@ WRONG: dict[str, list[Answer]] = {
     "ex-05-predict-node": [
         Answer(
             "def predict_failing_node(model):\n"
+            "    last = model.bias if model.bias is not None else model.weight\n"
+            "    return last.val().node.id\n",
+            "the bias's node whenever there is a bias: wrong when the bias was unread or frozen at the move "
+            "(the eighth learner; the book's own solution was this, for a narrower statement)",
+            "failed:predicted",
+        ),
+        Answer(
+            "def predict_failing_node(model):\n"
             "    return model.weight.val().node.id\n",
             "always the weight: with a bias, backward reaches the bias's to_device node first",
             "failed:predicted",
@@ -664,7 +672,7 @@ WRONG: dict[str, list[Answer]] = {
             "def predict_failing_node(model):\n"
             "    return model.bias.val().node.id\n",
             "always the bias, even when there is none (a reviewer's try)",
-            "raised_in_check:AttributeError",
+            "raised_in_check:AttributeError|failed:predicted",
         ),
         Answer(
             "def predict_failing_node(model):\n"
@@ -2838,8 +2846,9 @@ RIGHT: dict[str, list[Answer]] = {
         Answer(
             "def predict_failing_node(model):\n"
             "    display(snapshot('before the steps', module=model))\n"
-            "    first = model.bias if model.bias is not None else model.weight\n"
-            "    return first.val().node.id\n",
+            "    for param in (model.bias, model.weight):\n"
+            "        if param is not None and param.is_initialized() and param.val().node.parents:\n"
+            "            return param.val().node.id\n",
             "shows the model's graph first: Graphviz draws it in a process the book's renderer starts, "
             "which is no process of the answer's",
         ),
