@@ -685,7 +685,7 @@ WRONG: dict[str, list[Answer]] = {
             "    first = model.bias if model.bias is not None else model.weight\n"
             "    return first.val().node.parents[0].id\n",
             "the CPU original's id, not the moved node's (a reviewer's try)",
-            "failed:predicted",
+            "failed:predicted|raised_in_check:IndexError",
         ),
         Answer(
             "\n"
