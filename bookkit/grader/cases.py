@@ -16,6 +16,7 @@ from bookkit.runs.methods import Layers
 from mlx_autodiff.device import Device
 from mlx_autodiff.module import Module
 from mlx_autodiff.nn import LinearConfig
+from mlx_autodiff.node import Node
 from mlx_autodiff.tensor import Tensor
 
 
@@ -92,9 +93,9 @@ class Given:
     def __init__(self, model: Module) -> None:
         self._model = model
         self._held = [(name, param, dict(vars(param))) for name, param in model.named_params()]
-        self._tensors = {name: (param.val(), param.val().node) for name, param in model.named_params()
-                         if param.is_initialized()}
-        self.values = {name: tensor.array.tolist() for name, (tensor, _) in self._tensors.items()}
+        self._tensors = {name: (param.val(), param.val().node, _facts(param.val().node))
+                         for name, param in model.named_params() if param.is_initialized()}
+        self.values = {name: tensor.array.tolist() for name, (tensor, _, _) in self._tensors.items()}
         """The built parameters' values, by name, copied where the answer cannot reach them."""
 
     def changed(self) -> list[str]:
@@ -104,7 +105,8 @@ class Given:
                 if name in now and now[name].is_initialized() and now[name].val().array.tolist() != values]
 
     def replaced(self) -> bool:
-        """Whether the model now holds other parameters, or a parameter other attributes, tensors or nodes."""
+        """Whether the model now holds other parameters, or a parameter other attributes, tensors or nodes,
+        or a node renumbered or rewired in place."""
         now = list(self._model.named_params())
         if [name for name, _ in now] != [name for name, _, _ in self._held]:
             return True
@@ -114,10 +116,17 @@ class Given:
             if any(vars(param)[key] is not value for key, value in attributes.items()):
                 return True
             if name in self._tensors:
-                tensor, node = self._tensors[name]
+                tensor, node, facts = self._tensors[name]
                 if not param.is_initialized() or param.val() is not tensor or tensor.node is not node:
                     return True
+                if _facts(node) != facts:
+                    return True
         return False
+
+
+def _facts(node: Node | None) -> tuple[object, ...] | None:
+    """What a node says of itself: its id, op, requirement and parents (None for a plain tensor)."""
+    return None if node is None else (node.id, node.op, node.requirement, tuple(node.parents))
 
 
 _EXPECTED_BEFORE = ("expected", "expecting", "expects", "expect", "should be", "should have", "should",

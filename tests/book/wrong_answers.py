@@ -145,7 +145,7 @@ WRONG: dict[str, list[Answer]] = {
             "for param in recipe.params():\n"
             "    param.val()\n",
             "reads the recipe after the move instead of the moved model (a reviewer's try)",
-            "failed:recipe_read",
+            "failed:read_after",
         ),
         Answer(
             "from mlx_autodiff import Device\n"
@@ -631,6 +631,24 @@ WRONG: dict[str, list[Answer]] = {
         ),
     ],
     "ex-05-predict-node": [
+        Answer(
+            "def predict_failing_node(model):\n"
+            "    model.bias = None\n"
+            "    return model.weight.val().node.id\n",
+            "drops the bias from the model the check then trains, so that the weight is right (the ninth "
+            "learner, on the page)",
+            "failed:model_changed",
+            on_the_page=True,
+        ),
+        Answer(
+            "def predict_failing_node(model):\n"
+            "    nodes = sorted((p.val().node for p in model.params()), key=lambda node: node.id)\n"
+            "    if len(nodes) == 2:\n"
+            "        nodes[0].id, nodes[1].id = nodes[1].id, nodes[0].id\n"
+            "    return max(p.val().node.id for p in model.params())\n",
+            "keeps the wrong 'largest id' rule and renumbers the nodes to make it true (the ninth learner)",
+            "failed:model_changed",
+        ),
         Answer(
             "def predict_failing_node(model):\n"
             "    last = model.bias if model.bias is not None else model.weight\n"
@@ -2662,6 +2680,15 @@ TAMPERING: dict[str, list[Answer]] = {
 }
 
 RIGHT: dict[str, list[Answer]] = {
+    "ex-01-target": [
+        Answer(
+            "moved = recipe.to_device(metal)\n"
+            "for param in moved.params():\n"
+            "    param.val()\n"
+            "print([p.val().device.name for p in recipe.params()])  # recipe read only after the move\n",
+            "reads recipe too, after the move, to compare (the eighth learner's answer was refused)",
+        ),
+    ],
     "ex-01-is-lazy": [
         Answer(
             "def untouched(model):\n"
