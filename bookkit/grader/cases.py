@@ -54,6 +54,18 @@ class Spare(Module):
         return self.used.forward(x)
 
 
+class Scaled(Module):
+    """`inner`'s output times `scale`, a `Grad` leaf that is no parameter (a learned temperature kept as a
+    plain attribute, say): backward's `Gradients` hold its gradient too, `from_grads` collects only the
+    parameters' (crates/burn-optim/src/optim/visitor.rs), so the two counts differ on a model that trains."""
+
+    def __init__(self, inner: Module, scale: Tensor) -> None:
+        self.inner, self.scale = inner, scale
+
+    def forward(self, x: Tensor) -> Tensor:
+        return self.inner.forward(x) * self.scale
+
+
 def read(model: Module) -> Module:
     """`model` with every parameter read (built), as after loading a file or one inference."""
     for param in model.params():

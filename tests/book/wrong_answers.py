@@ -934,6 +934,20 @@ WRONG: dict[str, list[Answer]] = {
     ],
     "ex-07-sgd": [
         Answer(
+            "start = initialized(flex.autodiff()).fork(metal)\n"
+            "opt, m, losses, grad_counts = SgdConfig().init(), start, [], []\n"
+            "for _ in range(5):\n"
+            "    loss = MseLoss().forward(m.forward(x), y, Reduction.MEAN)\n"
+            "    losses.append(loss.into_scalar())\n"
+            "    raw = loss.backward()\n"
+            "    grad_counts.append(len(raw))\n"
+            "    m = opt.step(0.1, m, GradientsParams.from_grads(raw, m))\n",
+            "counts backward's Gradients, not what from_grads collects: the same on a forked Linear, not "
+            "where a tracked tensor is no parameter (the ninth learner, on the page)",
+            "failed:counts",
+            on_the_page=True,
+        ),
+        Answer(
             "start = model = initialized(flex.autodiff()).fork(metal)\n"
             "optim = AdamConfig().init()\n"
             "losses, grad_counts = [], []\n"
