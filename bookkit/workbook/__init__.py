@@ -26,6 +26,7 @@ from bookkit.workbook.errors import (
     NoCopyError,
     NoExercisesError,
     NotANotebookError,
+    SolutionsOfACopyError,
     UnknownChapterError,
     UnknownNotebookError,
 )
@@ -72,6 +73,7 @@ __all__ = [
     "ForkExistsError",
     "ForkResult",
     "NoCopyError",
+    "SolutionsOfACopyError",
     "NoExercisesError",
     "NotANotebookError",
     "Report",

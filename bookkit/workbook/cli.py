@@ -25,6 +25,7 @@ from bookkit.workbook import (
     ExerciseError,
     NoCopyError,
     NotANotebookError,
+    SolutionsOfACopyError,
     book_exercises,
     check,
     check_command,
@@ -69,7 +70,8 @@ def _parser() -> argparse.ArgumentParser:
     getting.add_argument("--output", type=Path, help="write here instead of exercises/<chapter>.ipynb")
     getting.add_argument("--force", action="store_true", help="replace an edited copy, keeping a backup")
     getting.add_argument(
-        "--language", default="en", choices=languages(), help="the edition: en (default) or zh_CN"
+        "--language", default=None, choices=languages(),
+        help="the edition: en or zh_CN (default: the edition of the copy already there, else en)"
     )
     getting.set_defaults(command=_get)
 
@@ -119,8 +121,10 @@ def _list(args: argparse.Namespace) -> int:
 
 
 def _get(args: argparse.Namespace) -> int:
-    result = fork(resolve(args.chapter, args.book), args.output, force=args.force, language=args.language)
-    said = words(args.language, "exercises")
+    chapter = resolve(args.chapter, args.book)
+    language = args.language or _edition_of(args.output or default_output(chapter))
+    result = fork(chapter, args.output, force=args.force, language=language)
+    said = words(language, "exercises")
     if result.backup is not None:
         print(say(said["kept_backup"], path=result.backup))
     print(say(said["up_to_date" if result.unchanged else "written"], path=result.path))
@@ -128,9 +132,24 @@ def _get(args: argparse.Namespace) -> int:
     return 0
 
 
+def _edition_of(path: Path) -> str:
+    """The edition of the copy at `path`, so that `get` next to a Chinese copy compares it with a
+    Chinese one (not an English one it would call "your edits?"); English where there is none."""
+    try:
+        found = language_of(read_notebook(path)) if path.exists() else "en"
+    except ExerciseError:
+        return "en"
+    return found if found in languages() else "en"
+
+
 def _check(args: argparse.Namespace) -> int:
     path = Path(args.target)
     if path.suffix == ".ipynb" or (path.is_file() and path.suffix != ".md"):
+        if args.solutions:
+            raise SolutionsOfACopyError(
+                f"--solutions grades a chapter's own solutions, and {path} is a copy: give a chapter "
+                f"instead (`{GRADER} check 04 --solutions`), or leave --solutions out to grade the copy."
+            )
         name, nb = str(path), _read_copy(path)
     else:
         chapter = resolve(args.target, args.book)

@@ -28,6 +28,10 @@ class ForkExistsError(ExerciseError, FileExistsError):
     """`fork` would overwrite a copy the reader has changed."""
 
 
+class SolutionsOfACopyError(ExerciseError, ValueError):
+    """`check FILE --solutions`: a copy has no solutions to grade, only the reader's answers."""
+
+
 class NoCopyError(ExerciseError, FileNotFoundError):
     """`check` of a chapter whose exercises the reader has not forked yet."""
 

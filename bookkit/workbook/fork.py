@@ -29,7 +29,7 @@ from pathlib import Path
 import nbformat
 
 from bookkit.site.layout import base_url, repository_url
-from bookkit.words import say, words
+from bookkit.words import SOURCE_LANGUAGE, say, words
 from bookkit.workbook.chapters import Chapter
 from bookkit.workbook.convention import (
     CHECK,
@@ -137,9 +137,11 @@ def check_command(path: Path, cwd: Path | None = None) -> str:
     return f"{GRADER} check {shlex.quote(shown)}"
 
 
-def get_command(chapter: Chapter) -> str:
-    """The command that writes the reader's copy of `chapter` (run in the book's folder)."""
-    return f"{GRADER} get {chapter.name}"
+def get_command(chapter: Chapter, language: str = SOURCE_LANGUAGE) -> str:
+    """The command that writes the reader's copy of `chapter` in `language` (run in the book's folder):
+    a Chinese copy names its edition, or `get` would write the English one (learner 8)."""
+    edition = "" if language == SOURCE_LANGUAGE else f" --language {language}"
+    return f"{GRADER} get {chapter.name}{edition}"
 
 
 def _title(nb: nbformat.NotebookNode, default: str) -> str:
@@ -173,7 +175,7 @@ def _header(
         say(said["engine"], repository=named, repository_url=repository or said["unknown_url"]),
         said["grade"],
         f"```sh\n{check_command(path)}\n```",
-        say(said["again"], get=get_command(chapter)),
+        say(said["again"], get=get_command(chapter, language)),
     ]
     return "\n\n".join(parts)
 

@@ -580,6 +580,27 @@ def _children() -> set[int]:
     return found
 
 
+def test_get_next_to_a_chinese_copy_keeps_its_edition_and_its_header_says_how(
+    book: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A Chinese copy's header named `get 90` alone, which wrote an English copy and called the Chinese
+    one "your edits?" (issue 39's eighth learner): it names its edition, and `get` keeps the copy's."""
+    monkeypatch.chdir(book)
+    path = fork(resolve("90", book), language="zh_CN").path
+    assert "get 90-fixture --language zh_CN" in nbformat.read(path, as_version=4).cells[0].source
+    before = path.read_bytes()
+    assert main(["get", "90", "--book", str(book)]) == 0
+    assert path.read_bytes() == before and "up to date" not in capsys.readouterr().out  # said in Chinese
+
+
+def test_solutions_of_a_copy_are_refused_not_ignored(book: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """`check FILE --solutions` graded the copy and said nothing of --solutions (the eighth learner)."""
+    path = fork(resolve("90", book)).path
+    assert main(["check", str(path), "--solutions", "--book", str(book)]) == 2
+    error = capsys.readouterr().err
+    assert "--solutions grades a chapter's own solutions" in error and error.count("\n") == 1
+
+
 @pytest.mark.parametrize("limit", ["0", "-5", "nan", "inf", "soon"])
 def test_a_time_limit_that_is_not_a_positive_number_is_refused(
     limit: str, book: Path, capsys: pytest.CaptureFixture[str]
