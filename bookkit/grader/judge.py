@@ -22,6 +22,7 @@ from __future__ import annotations
 import builtins
 import json
 import os
+import site
 import sys
 from typing import Any
 
@@ -76,6 +77,8 @@ def main() -> int:
         return 0
     monitor.protect(protected_objects())
     monitor.keep_closed(os.path.dirname(sys.modules["mlx_autodiff"].__file__))
+    monitor.keep_unwritten([sys.prefix, sys.base_prefix, sys.exec_prefix, *site.getsitepackages(),
+                            *(os.path.dirname(home) for home in job["homes"].values())])
     shell = _shell()
     _no_signal_handlers()
     _fork_exec_audited()

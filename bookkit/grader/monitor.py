@@ -106,6 +106,12 @@ class Monitor:
         """A folder whose files an answer may not open (the engine's package: its source)."""
         self._state["closed"] = os.path.realpath(folder)
 
+    def keep_unwritten(self, folders: Iterable[str]) -> None:
+        """Folders an answer may not write in: where Python finds code (a `.pth` file or a module dropped
+        there would run in every later grading process, learner 8) and the book's own files (the checks
+        come from them)."""
+        self._state["unwritten"] = tuple(dict.fromkeys(os.path.realpath(folder) for folder in folders))
+
     def found(self) -> list[str]:
         """What was noted since the last `watch(True)`, each once, in order."""
         return list(dict.fromkeys(self._state["found"]))
@@ -123,7 +129,7 @@ class Monitor:
 def install() -> Monitor:
     """Add the grading process's audit hook (once: it stays for the process's life)."""
     state: dict[str, Any] = {"windows": [], "found": [], "kinds": {}, "active": False, "busy": False,
-                             "protected": set(), "files": {ANSWER_FILE}, "closed": None}
+                             "protected": set(), "files": {ANSWER_FILE}, "closed": None, "unwritten": ()}
     windows: list[Counter[str]] = state["windows"]
     getframe = sys._getframe
     main_thread, thread = _thread.get_ident(), _thread.get_ident
@@ -186,13 +192,15 @@ def install() -> Monitor:
 def _escapes(event: str, args: tuple[Any, ...], state: dict[str, Any]) -> bool:
     """Whether the event would take work out of the checks' sight: a process started, or a file of the
     engine's package opened."""
-    return event in STARTS_A_PROCESS or (event == "open" and _closed_file(args[0], state) is not None)
+    return event in STARTS_A_PROCESS or (event == "open" and (_closed_file(args[0], state) is not None
+                                                               or _written_file(args, state) is not None))
 
 
 def _escape_named(event: str, args: tuple[Any, ...], state: dict[str, Any]) -> str:
     """The finding as the reader reads it: `os.fork`, `open(mlx_autodiff/guard.py)` (no machine path)."""
     if event == "open":
-        return f"open({_closed_file(args[0], state)})"
+        closed = _closed_file(args[0], state)
+        return f"open({closed})" if closed is not None else f"open({_written_file(args, state)}, to write)"
     return "_posixsubprocess.fork_exec" if event == FORK_EXEC else event
 
 
@@ -208,6 +216,25 @@ def _closed_file(path: object, state: dict[str, Any]) -> str | None:
     if full != folder and not full.startswith(folder + os.sep):
         return None
     return os.path.relpath(full, os.path.dirname(folder)).replace(os.sep, "/")
+
+
+_WRITES = os.O_WRONLY | os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_TRUNC
+
+
+def _written_file(args: tuple[Any, ...], state: dict[str, Any]) -> str | None:
+    """The file's name if this `open` event writes inside a folder an answer may not write in, else None
+    (the event's arguments: the path, `open()`'s mode or None for `os.open`, the flags)."""
+    path, mode, flags = (tuple(args) + (None, None, None))[:3]
+    writes = (isinstance(mode, str) and any(letter in mode for letter in "wax+")) or \
+        (isinstance(flags, int) and flags & _WRITES)
+    if not writes or path is None or isinstance(path, int):
+        return None
+    try:
+        full = os.path.realpath(os.fsdecode(path))
+    except (TypeError, ValueError):
+        return None
+    inside = any(full == folder or full.startswith(folder + os.sep) for folder in state["unwritten"])
+    return os.path.basename(full) if inside else None
 
 
 def _noticed(event: str, args: tuple[Any, ...], state: dict[str, Any], from_answer: Any) -> str | None:

@@ -242,7 +242,8 @@ the grading process loads both from there."""
 START = ("import runpy, sys; sys.path[:0] = sys.argv[1:]; del sys.argv[1:]; "
          "runpy.run_module('bookkit.grader.judge', run_name='__main__', alter_sys=True)")
 """How a grading process starts: Python isolated (-I: no PYTHON* variables, no script or current folder,
-no user site-packages on sys.path), the folders holding HOMES first on sys.path, so that nothing in the
+no user site-packages on sys.path), writing no bytecode (-B: an import never writes where an answer may
+not, monitor.keep_unwritten), the folders holding HOMES first on sys.path, so that nothing in the
 folder where grading started (a file named bookkit/grader/judge.py, say) is imported instead."""
 
 
@@ -254,7 +255,7 @@ def _one_process(job: Job, answers: list[str], timeout: float, setup_timeout: fl
     with tempfile.TemporaryFile() as output, tempfile.TemporaryDirectory() as empty:
         paths = dict.fromkeys(str(Path(home).parent) for home in HOMES.values())
         process = subprocess.Popen(
-            [sys.executable, "-I", "-c", START, *paths], stdin=subprocess.PIPE, stdout=output,
+            [sys.executable, "-I", "-B", "-c", START, *paths], stdin=subprocess.PIPE, stdout=output,
             stderr=subprocess.STDOUT, pass_fds=[write], env=_environment(), start_new_session=True, cwd=empty)
         os.close(write)
         channel = _Channel(read, nonce)

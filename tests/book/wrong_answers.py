@@ -2690,6 +2690,23 @@ TAMPERING: dict[str, list[Answer]] = {
             "refused",
             found="open(mlx_autodiff/guard.py)",
         ),
+        Answer(
+            "import os, site\n"
+            "with open(os.path.join(site.getsitepackages()[0], 'zz_answer.pth'), 'w') as pth:\n"
+            "    pth.write('# a .pth file here would run in every later grading process\\n')\n",
+            "drops a .pth file into site-packages, which Python runs at every start (the eighth learner's "
+            "idea)",
+            "refused",
+            found="open(zz_answer.pth, to write)",
+        ),
+        Answer(
+            "import os\n"
+            "fd = os.open(os.path.join(os.getcwd(), 'zz_answer.md'), os.O_WRONLY | os.O_CREAT, 0o644)\n"
+            "os.close(fd)\n",
+            "creates a file among the book's own (grading runs in its folder; the checks come from it)",
+            "refused",
+            found="open(zz_answer.md, to write)",
+        ),
     ],
 }
 
