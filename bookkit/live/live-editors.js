@@ -93,7 +93,9 @@ live.editors = function editors(ctx, connection, grading) {
                                            'aria-label': say('cellLabel', { n: cell.number }) });
     const runButton = live.button(say('runCell'), () => run(cell));
     cell.reset = live.button(say('reset'), () => {
-      editor.setValue(cell.original);
+      editor.setValue(cell.original); // one undoable change: Ctrl+Z brings the reader's code back
+      cell.note.dataset.state = 'done';
+      cell.note.textContent = say('resetDone');
       editor.focus();
     });
     cell.mark = live.element('span', { class: 'live-edited-mark' }, say('editedMark'));

@@ -403,8 +403,14 @@ def _refusal(verdict: dict[str, Any], said: dict[str, str]) -> str:
     kinds = [(key, names) for key, names in (("refused_started", started), ("refused_used", used),
                                              ("refused", changed)) if names] or [("refused", [])]
     (key, names), others = kinds[0], [name for _, names in kinds[1:] for name in names]
-    reason = say(said[key], found=said["between"].join(names))
-    return say(said["refused_also"], reason=reason, found=said["between"].join(others)) if others else reason
+    reason = say(said[key], found=_listed(names, said))
+    return say(said["refused_also"], reason=reason, found=_listed(others, said)) if others else reason
+
+
+def _listed(names: list[str], said: dict[str, str], shown: int = 5) -> str:
+    """The first `shown` of `names`, then how many more (a patch of a whole module finds 80: learner 8)."""
+    listed = said["between"].join(names[:shown])
+    return say(said["and_more"], listed=listed, n=len(names) - shown) if len(names) > shown else listed
 
 
 def _error_text(error: dict[str, str], language: str) -> str:

@@ -1210,6 +1210,15 @@ def test_an_engine_module_loaded_from_elsewhere_is_named() -> None:
         assert not result.passed and result.code == "foreign_engine" and found[0] in result.reason
 
 
+def test_a_refusal_of_many_things_names_the_first_few_and_counts_the_rest() -> None:
+    """A patch of a whole module found 30 to 80 names, all listed (issue 39's eighth learner)."""
+    exercise = next(ex for ex in book_exercises(ROOT))
+    found = [f"Tensor.m{k}" for k in range(12)]
+    for language, more in (("en", "and 7 more"), ("zh_CN", "另有 7 项")):
+        reason = result_of(exercise, {"status": "refused", "found": found}, language).reason
+        assert "Tensor.m4" in reason and "Tensor.m5" not in reason and more in reason, reason
+
+
 def test_plain_data_is_told_by_exact_type_never_by_what_the_value_says() -> None:
     """Issue 39's second learner (B4): a str or int whose __eq__ says yes to anything, a tuple whose
     __contains__ hides an item. `expect.plain` reads types only, calling nothing the value defines."""

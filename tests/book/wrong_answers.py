@@ -422,7 +422,7 @@ WRONG: dict[str, list[Answer]] = {
             "a helper defined in a cell of the reader's own above the answer's: grading runs the answer's "
             "cell alone after the chapter's (the eighth learner), and the verdict says so",
             "raised_in_check:NameError",
-            "define every helper your answer uses in its cell",
+            "define every helper your answer uses there",
         ),
         Answer(
             "from mlx_autodiff import SgdConfig\n"

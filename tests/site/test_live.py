@@ -581,6 +581,11 @@ def test_edits_are_kept_across_a_reload_and_reset_brings_the_book_back(live, ope
     assert "live-edited" in (opened.cell(first).get_attribute("class") or "")
     opened.cell(first).get_by_role("button", name="Reset").click()
     assert opened.code(first) == book_code
+    assert opened.words["resetDone"] in opened.cell(first).inner_text()  # and how to get the edit back
+    opened.page.keyboard.press("Control+z")  # the focus is in the editor: the reader's code is one undo away
+    assert opened.code(first) == book_code + "\n# my note"
+    opened.cell(first).get_by_role("button", name="Reset").click()
+    assert opened.code(first) == book_code
     opened.page.wait_for_timeout(600)
     opened.page.reload()
     opened.wait_for_state("ready")
@@ -595,7 +600,7 @@ def test_an_exercise_is_checked_on_the_page(live, open_page) -> None:
     is not done, a wrong answer gets the check's own message, the book's solution passes. The page's
     check cells are the book's, shown, not editors."""
     opened = open_page(live.page_url())
-    check = opened.cell_index("from mlx_autodiff import Module")
+    check = opened.cell_index("from mlx_autodiff import Distribution, Module, Tensor")
     solution = opened.cell_index("def no_effect(model, x, y):")
     opened.go_live()
     answer = '.live-answer[data-exercise="ex-04-smoke-test"]'

@@ -35,7 +35,7 @@ pytestmark = [pytest.mark.slow, pytest.mark.usefixtures("book_build")]
 CHAPTER = "book/04-step-0.html"
 EDITIONS = ["en", "zh_CN"]
 FIRST = "model = LinearConfig(4, 1)"
-CHECK = "from mlx_autodiff import Module"  # the check of ex-04-smoke-test, which only the grader runs
+CHECK = "from mlx_autodiff import Distribution, Module, Tensor"  # ex-04-smoke-test's check (grader only)
 LAST = "loss_again = "  # the chapter's last cell the reader can run, below every hidden one
 ANSWER = '.live-answer[data-exercise="ex-04-smoke-test"]'
 HAN = re.compile(r"[\u4e00-\u9fff]")
