@@ -120,6 +120,16 @@ def _list(args: argparse.Namespace) -> int:
     return 0
 
 
+def _edition_of(path: Path) -> str:
+    """The edition of the copy at `path`, so that `get` next to a Chinese copy compares it with a
+    Chinese one (not an English one it would call "your edits?"); English where there is none."""
+    try:
+        found = language_of(read_notebook(path)) if path.exists() else "en"
+    except ExerciseError:
+        return "en"
+    return found if found in languages() else "en"
+
+
 def _get(args: argparse.Namespace) -> int:
     chapter = resolve(args.chapter, args.book)
     language = args.language or _edition_of(args.output or default_output(chapter))
@@ -130,16 +140,6 @@ def _get(args: argparse.Namespace) -> int:
     print(say(said["up_to_date" if result.unchanged else "written"], path=result.path))
     print(say(said["to_grade"], command=check_command(result.path, Path.cwd())))
     return 0
-
-
-def _edition_of(path: Path) -> str:
-    """The edition of the copy at `path`, so that `get` next to a Chinese copy compares it with a
-    Chinese one (not an English one it would call "your edits?"); English where there is none."""
-    try:
-        found = language_of(read_notebook(path)) if path.exists() else "en"
-    except ExerciseError:
-        return "en"
-    return found if found in languages() else "en"
 
 
 def _check(args: argparse.Namespace) -> int:

@@ -46,6 +46,14 @@ def _sgd_loop(built_on: str = "flex.autodiff()", count: str = "grad_counts.appen
 WRONG: dict[str, list[Answer]] = {
     "ex-01-is-lazy": [
         Answer(
+            "def untouched(model):\n"
+            "    return [n for n, p in model.named_params()\n"
+            "            if 'uninitialized' in repr(p) and p.device.is_autodiff]\n",
+            "only unread parameters on an autodiff device: an unread plain model has recipes too (the tenth "
+            "learner)",
+            "failed:wrong",
+        ),
+        Answer(
             "from mlx_autodiff import Module, Param\n"
             "def untouched(model, prefix=''):\n"
             "    out = []\n"
@@ -269,6 +277,15 @@ WRONG: dict[str, list[Answer]] = {
     "ex-03-source-leaf": [
         Answer(
             "def source_leaf(param):\n"
+            "    node = param.val().node\n"
+            "    while node.is_move:\n"
+            "        node = node.parents[-1]\n"
+            "    return node if node.requirement.value == 'Grad' else None\n",
+            "None for an untracked leaf, whose own node is the answer (the tenth learner)",
+            "failed:leaf",
+        ),
+        Answer(
+            "def source_leaf(param):\n"
             "    return param.val().node\n",
             "the parameter's own node: after to_device that is the op's output, whose gradient is "
             "not kept",
@@ -386,6 +403,18 @@ WRONG: dict[str, list[Answer]] = {
         ),
     ],
     "ex-04-smoke-test": [
+        Answer(
+            "def no_effect(model, x, y):\n"
+            "    before = {n: p.val().array for n, p in model.named_params()}\n"
+            "    loss = MseLoss().forward(model.forward(x), y, Reduction.MEAN)\n"
+            "    g = GradientsParams.from_grads(loss.backward(), model)\n"
+            "    after = optim.step(0.1, model, g)\n"
+            "    return after, [n for n, p in after.named_params()\n"
+            "                   if mx.array_equal(p.val().array, before[n]).item()]\n",
+            "steps with the chapter's Adam, whose state a second call on the same model carries on (the "
+            "tenth learner)",
+            "failed:fresh_adam",
+        ),
         Answer(
             "def no_effect(model, x, y):\n"
             "    loss = MseLoss().forward(model.forward(x), y, Reduction.MEAN)\n"
