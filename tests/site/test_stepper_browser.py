@@ -26,6 +26,7 @@ import pytest
 from book_outputs import EDITIONS, HTML, ROOT, book_build, glued, stepper_data_texts, stream_text  # noqa: F401 (book_build is a fixture)
 from browser_pages import HEIGHT, NARROW, OVERFLOW_JS, OVERFLOW_TOLERANCE_PX, SCREENSHOTS, WIDE, show_dark
 from colours import contrast
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 from bookkit.stepper import frames
 from bookkit.words import say, words
@@ -157,6 +158,13 @@ def inside(inner: list[float], outer: list[float], slack: float = 1.0) -> bool:
 
 
 def check_frame(stepper, data: dict, index: int, language: str = "en") -> None:
+    """Frame `index` is what the stepper shows, once it has drawn it: a key's effect is drawn on a later
+    animation frame, which a busy machine delays (the check read the frame before, once, under load)."""
+    shown = f"(root) => ({STATE_JS})(root).sentence === {json.dumps(data['frames'][index]['sentence'])}"
+    try:
+        stepper.page.wait_for_function(shown, arg=stepper.element_handle(), timeout=10_000)
+    except PlaywrightTimeout:
+        pass  # the assertions below say what it shows instead
     check_state(stepper.evaluate(STATE_JS), data, index, language)
 
 
