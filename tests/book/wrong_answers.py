@@ -43,6 +43,20 @@ def _sgd_loop(built_on: str = "flex.autodiff()", count: str = "grad_counts.appen
             f"    {count}\n"
             "    m = opt.step(0.1, m, g)\n" + after)
 
+
+def _relocate_by_kind(plain: str, autodiff: str, imports: str = "") -> str:
+    """Exercise 10.2's `relocate` as the fifth learner wrote it, parameter by parameter: a lazy one forked,
+    a read one by its kind, `plain` when its tensor has no node (`t`), `autodiff` when it has one."""
+    return (f"{imports}def relocate(model, device):\n"
+            "    def one(p):\n"
+            "        if not p.is_initialized():\n"
+            "            return p.fork(device)\n"
+            "        t = p.val()\n"
+            "        if t.node is None:\n"
+            f"            return {plain}\n"
+            f"        return {autodiff}\n"
+            "    return model.map_params(one)\n")
+
 WRONG: dict[str, list[Answer]] = {
     "ex-01-is-lazy": [
         Answer(
@@ -239,7 +253,24 @@ WRONG: dict[str, list[Answer]] = {
             "def place(model, device):\n"
             "    return model.fork(device).no_grad()\n",
             "forks, then freezes every parameter (a reviewer's try)",
-            "failed:no_train",
+            "failed:flags",
+        ),
+        Answer(
+            "def place(model, device):\n"
+            "    def leaf(p):\n"
+            "        return p._with(p.val().to_device(device).detach().require_grad(), require_grad=True)\n"
+            "    return model.map_params(leaf)\n",
+            "fork by hand through a private helper that sets every flag: a frozen bias comes back trainable "
+            "(the tenth learner)",
+            "failed:flags",
+        ),
+        Answer(
+            "def place(model, device):\n"
+            "    return model.map_params(\n"
+            "        lambda p: p._with(p.val().to_device(device).detach().require_grad()))\n",
+            "the same, flags kept: a frozen bias comes back a Grad leaf its flag says is frozen, and gets a "
+            "gradient",
+            "failed:gradients",
         ),
         Answer(
             "\n"
@@ -1564,31 +1595,16 @@ WRONG: dict[str, list[Answer]] = {
             on_the_page=True,
         ),
         Answer(
-            "def relocate(model, device):\n"
-            "    def one(p):\n"
-            "        if not p.is_initialized():\n"
-            "            return p.fork(device)\n"
-            "        t = p.val()\n"
-            "        if t.node is None:\n"
-            "            return p.to_device(device).train()\n"
-            "        return p._with(t.to_device(device).detach().require_grad())\n"
-            "    return model.map_params(one)\n",
+            _relocate_by_kind(plain="p.to_device(device).train()",
+                              autodiff="p._with(t.to_device(device).detach().require_grad())"),
             "re-leafs every autodiff parameter with require_grad(): a parameter frozen with no_grad() "
             "comes back trainable, where fork keeps it frozen (issue 39's fifth learner)",
             "failed:frozen",
         ),
         Answer(
-            "from mlx_autodiff import Tensor\n"
-            "def relocate(model, device):\n"
-            "    def one(p):\n"
-            "        if not p.is_initialized():\n"
-            "            return p.fork(device)\n"
-            "        t = p.val()\n"
-            "        if t.node is None:\n"
-            "            return p._with(Tensor.from_inner(t.to_device(device)).require_grad(),"
-            " require_grad=True)\n"
-            "        return p.fork(device)\n"
-            "    return model.map_params(one)\n",
+            _relocate_by_kind(plain="p._with(Tensor.from_inner(t.to_device(device)).require_grad(), "
+                                    "require_grad=True)",
+                              autodiff="p.fork(device)", imports="from mlx_autodiff import Tensor\n"),
             "forces require_grad() on plain parameters and ignores the stored flag train() reads: a "
             "frozen parameter saved plain comes back trainable (issue 39's fifth learner)",
             "failed:frozen",
