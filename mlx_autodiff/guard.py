@@ -30,7 +30,7 @@ class NotTrainableError(AutodiffError, RuntimeError):
 
 
 class MissingGradientsError(AutodiffError, RuntimeError):
-    """A training step collected fewer gradients than the model has parameters."""
+    """A training step's gradient count is not the number of parameters meant to train."""
 
 
 def why_not_trainable(model: Module) -> dict[str, str]:
@@ -114,6 +114,12 @@ class TrainingGuard:
             for name, param in model.named_params()
             if param.lazy_is_require_grad() and param.id not in got
         ]
+        if not missing:  # every parameter meant to train got one: the count changed since the guard was made
+            raise MissingGradientsError(
+                f"step {step}: {len(grads)} gradient(s) for {self.expected} trainable parameters, the count "
+                f"when the guard was made; the model has {model.num_trainable_param_tensors()} now. Make the "
+                "guard from the model you train, after moving or freezing it."
+            )
         hint = ""
         reasons = why_not_trainable(model)
         if reasons:

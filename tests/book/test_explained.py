@@ -91,6 +91,19 @@ def _guarded(model, steps: int = 1) -> str:
     return _raised(loop)
 
 
+def _frozen_after_guard(flex: Device, metal: Device) -> None:
+    """A guard made for a model whose bias is frozen afterwards: the count changed, nothing is missing."""
+    from bookkit.runs.methods import initialized
+    from mlx_autodiff import MseLoss
+    from mlx_autodiff.guard import TrainingGuard
+
+    model = initialized(flex).fork(metal)
+    guard = TrainingGuard(model)
+    model = model.map_params(lambda param: param.no_grad() if param.name == "bias" else param)
+    x = Tensor.ones([8, 4], metal)
+    guard.backward(0, MseLoss().forward(model.forward(x), x.sum_dim(1)), model)
+
+
 def engine_messages() -> dict[str, str]:
     from bookkit.runs.methods import initialized
     from mlx_autodiff.guard import assert_trainable
@@ -116,6 +129,8 @@ def engine_messages() -> dict[str, str]:
             initialized(Device.flex()).fork(metal))),
         "MissingGradientsError": _guarded(initialized(flex).to_device(metal)),
         "the guard's advice": _guarded(initialized(flex).to_device(metal), steps=2),
+        "MissingGradientsError (a guard made before a freeze)":
+            _raised(lambda: _frozen_after_guard(flex, metal)),
         "EmptyParamError (a parameter made by hand from a read one's fields, issue 39's third learner)":
             _raised(lambda: Param(ParamId.new(), "weight", metal, (4, 1), True).val()),
     }

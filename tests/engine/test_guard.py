@@ -88,6 +88,20 @@ def test_guard_stops_ad_to_device_at_step_zero_when_flags_are_not_checked():
     assert "no gradient for weight, bias" in message and "fork(device)" in message
 
 
+def test_guard_made_before_a_freeze_says_the_count_changed_not_which_parameter_missed():
+    """Every parameter meant to train got its gradient, but fewer than the guard counted when it was
+    made: the message names no missing parameter (it once said "no gradient for ."), it says why."""
+    model = initialized(FLEX.autodiff()).fork(METAL)
+    guard = TrainingGuard(model)
+    model = model.map_params(lambda param: param.no_grad() if param.name == "bias" else param)
+    x, y = batch()
+    with pytest.raises(MissingGradientsError) as caught:
+        guard.backward(0, MseLoss().forward(model.forward(x), y), model)
+    message = str(caught.value)
+    assert message.startswith("step 0: 1 gradient(s) for 2 trainable parameters, the count when the guard")
+    assert "the model has 1 now" in message and "no gradient for" not in message
+
+
 def test_guard_points_a_tape_consumed_error_at_to_device():
     model = initialized(FLEX.autodiff()).to_device(METAL)
     guard = TrainingGuard(model, check_flags=False)
