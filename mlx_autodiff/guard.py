@@ -30,7 +30,7 @@ class NotTrainableError(AutodiffError, RuntimeError):
 
 
 class MissingGradientsError(AutodiffError, RuntimeError):
-    """A training step collected fewer gradients than the model has parameters."""
+    """A step's gradient count is not the number of parameters the guard counted as meant to train."""
 
 
 def why_not_trainable(model: Module) -> dict[str, str]:
@@ -105,7 +105,7 @@ class TrainingGuard:
         check_loss(step, value)
 
     def check_gradients(self, step: int, grads: GradientsParams, model: Module) -> None:
-        """Stop unless every parameter got a gradient."""
+        """Stop unless the step collected a gradient per parameter the guard counted as meant to train."""
         if len(grads) == self.expected:
             return
         got = set(grads.param_ids())
@@ -114,6 +114,8 @@ class TrainingGuard:
             for name, param in model.named_params()
             if param.lazy_is_require_grad() and param.id not in got
         ]
+        if not missing:
+            raise MissingGradientsError(self._surplus(step, grads, model))
         hint = ""
         reasons = why_not_trainable(model)
         if reasons:
@@ -122,6 +124,25 @@ class TrainingGuard:
             f"step {step}: {len(grads)} gradient(s) for {self.expected} trainable parameters; no gradient "
             f"for {', '.join(missing)}. The optimizer would change nothing for them.{hint}"
         )
+
+    def _surplus(self, step: int, grads: GradientsParams, model: Module) -> str:
+        """Why the count is off though every parameter meant to train got its gradient: the model changed
+        since the guard was made, a parameter flagged frozen still tracks (only the private `Param._with`
+        makes one), or the gradients are not this model's (another model's, or a parameter held twice)."""
+        head = f"step {step}: {len(grads)} gradient(s) for {self.expected} trainable parameters"
+        now = model.num_trainable_param_tensors()
+        if now != self.expected:
+            return (f"{head}, the count when the guard was made; the model has {now} trainable parameters "
+                    "now. Make the guard from the model you train, after moving or freezing it.")
+        got = set(grads.param_ids())
+        tracked = [name for name, param in model.named_params()
+                   if param.id in got and not param.lazy_is_require_grad()]
+        if tracked:
+            return (f"{head}; {', '.join(tracked)} got one though its stored flag says frozen. Freeze "
+                    "a parameter with `no_grad()`, which makes its tensor an untracked leaf too.")
+        return (f"{head}, yet none is missing: they are not one per parameter this model holds. Collect "
+                "them with `GradientsParams.from_grads(loss.backward(), model)` for the model you check, "
+                "and hold each parameter in one place only.")
 
     def backward(self, step: int, loss: object, model: Module) -> GradientsParams:
         """Run `loss.backward()`, collect GradientsParams, and check loss and counts."""

@@ -91,6 +91,30 @@ def _guarded(model, steps: int = 1) -> str:
     return _raised(loop)
 
 
+def _guard_off(flex: Device, metal: Device, how: str) -> None:
+    """The guard's three messages for a count that is off though no parameter meant to train missed its
+    gradient: a bias frozen after the guard was made ("freeze"), a bias flagged frozen whose tensor still
+    tracks ("flag", made through the private `Param._with`), another model's gradients too ("other")."""
+    from bookkit.runs.methods import initialized
+    from mlx_autodiff import GradientsParams, MseLoss
+    from mlx_autodiff.guard import TrainingGuard
+
+    model = initialized(flex).fork(metal)
+    x = Tensor.ones([8, 4], metal)
+    if how == "other":
+        other = initialized(flex).fork(metal)
+        raw = MseLoss().forward(model.forward(x) + other.forward(x), x.sum_dim(1)).backward()
+        grads = GradientsParams.from_grads(raw, model)
+        for param in other.params():
+            grads._grads[param.id] = raw.get(param.val())
+        TrainingGuard(model).check_gradients(0, grads, model)
+    bias = {"freeze": lambda param: param.no_grad(),  # after the guard was made
+            "flag": lambda param: param._with(param.val(), require_grad=False)}[how]  # before
+    changed = model.map_params(lambda param: bias(param) if param.name == "bias" else param)
+    guard = TrainingGuard(model if how == "freeze" else changed, check_flags=False)
+    guard.backward(0, MseLoss().forward(changed.forward(x), x.sum_dim(1)), changed)
+
+
 def engine_messages() -> dict[str, str]:
     from bookkit.runs.methods import initialized
     from mlx_autodiff.guard import assert_trainable
@@ -116,6 +140,10 @@ def engine_messages() -> dict[str, str]:
             initialized(Device.flex()).fork(metal))),
         "MissingGradientsError": _guarded(initialized(flex).to_device(metal)),
         "the guard's advice": _guarded(initialized(flex).to_device(metal), steps=2),
+        **{f"MissingGradientsError ({why})": _raised(lambda how=how: _guard_off(flex, metal, how))
+           for how, why in (("freeze", "a guard made before a freeze"),
+                            ("flag", "a tracked tensor flagged frozen"),
+                            ("other", "another model's gradients"))},
         "EmptyParamError (a parameter made by hand from a read one's fields, issue 39's third learner)":
             _raised(lambda: Param(ParamId.new(), "weight", metal, (4, 1), True).val()),
     }

@@ -313,7 +313,7 @@ WRONG: dict[str, list[Answer]] = {
             "        node = node.parents[-1]\n"
             "    return node if node.requirement.value == 'Grad' else None\n",
             "None for an untracked leaf, whose own node is the answer (the tenth learner)",
-            "failed:leaf",
+            "failed:not_node",
         ),
         Answer(
             "def source_leaf(param):\n"
@@ -332,7 +332,7 @@ WRONG: dict[str, list[Answer]] = {
             "def source_leaf(param):\n"
             "    return param.val()\n",
             "returns the parameter's tensor, not a node",
-            "failed:leaf",
+            "failed:not_node",
         ),
         Answer(
             "def source_leaf(param):\n"
@@ -348,6 +348,16 @@ WRONG: dict[str, list[Answer]] = {
             "    return node.parents[0] if node.parents else node\n",
             "one step back at most (a reviewer's try)",
             "failed:leaf",
+        ),
+        Answer(
+            "def source_leaf(param):\n"
+            "    node = param.val().node\n"
+            "    while node.parents:\n"
+            "        (node,) = node.parents\n"
+            "    return node.id\n",
+            "the leaf's id, not the leaf (its message once read 'expected NodeId(14), got 14': the tenth "
+            "learner)",
+            "failed:not_node",
         ),
     ],
     "ex-03-repair": [

@@ -11,7 +11,9 @@ from mlx_autodiff import (
     AdamConfig,
     Device,
     Distribution,
+    GradientsParams,
     LinearConfig,
+    Module,
     MseLoss,
     NonFiniteLossError,
     TapeConsumedError,
@@ -86,6 +88,57 @@ def test_guard_stops_ad_to_device_at_step_zero_when_flags_are_not_checked():
     message = str(caught.value)
     assert message.startswith("step 0: 0 gradient(s) for 2 trainable parameters")
     assert "no gradient for weight, bias" in message and "fork(device)" in message
+
+
+def test_guard_made_before_a_freeze_says_the_count_changed_not_which_parameter_missed():
+    """Every parameter meant to train got its gradient, but fewer than the guard counted when it was
+    made: the message names no missing parameter (it once said "no gradient for ."), it says why."""
+    model = initialized(FLEX.autodiff()).fork(METAL)
+    guard = TrainingGuard(model)
+    model = model.map_params(lambda param: param.no_grad() if param.name == "bias" else param)
+    x, y = batch()
+    with pytest.raises(MissingGradientsError) as caught:
+        guard.backward(0, MseLoss().forward(model.forward(x), y), model)
+    message = str(caught.value)
+    assert message.startswith("step 0: 1 gradient(s) for 2 trainable parameters, the count when the guard")
+    assert "the model has 1 trainable parameters now" in message and "no gradient for" not in message
+
+
+def test_guard_names_a_parameter_flagged_frozen_whose_tensor_still_tracks():
+    """Only the private `Param._with` makes one (the tenth learner's hand-made fork): two gradients for one
+    parameter meant to train, and the message says which one got a gradient it should not have."""
+    model = initialized(FLEX.autodiff()).fork(METAL).map_params(
+        lambda param: param._with(param.val(), require_grad=False) if param.name == "bias" else param)
+    guard = TrainingGuard(model)
+    x, y = batch()
+    with pytest.raises(MissingGradientsError) as caught:
+        guard.backward(0, MseLoss().forward(model.forward(x), y), model)
+    message = str(caught.value)
+    assert message.startswith("step 0: 2 gradient(s) for 1 trainable parameters; bias got one though its")
+    assert "`no_grad()`" in message
+
+
+class Pair(Module):
+    """Two models side by side, their outputs added: one backward gives gradients for both."""
+
+    def __init__(self, first: Module, second: Module) -> None:
+        self.first, self.second = first, second
+
+    def forward(self, x: Tensor) -> Tensor:
+        return self.first.forward(x) + self.second.forward(x)
+
+
+def test_guard_given_another_models_gradients_says_they_are_not_this_models():
+    model, other = (initialized(FLEX.autodiff()).fork(METAL) for _ in range(2))
+    both = Pair(model, other)
+    guard = TrainingGuard(model)
+    x, y = batch()
+    grads = GradientsParams.from_grads(MseLoss().forward(both.forward(x), y).backward(), both)
+    with pytest.raises(MissingGradientsError) as caught:
+        guard.check_gradients(0, grads, model)
+    message = str(caught.value)
+    assert message.startswith("step 0: 4 gradient(s) for 2 trainable parameters, yet none is missing")
+    assert "`GradientsParams.from_grads(loss.backward(), model)`" in message
 
 
 def test_guard_points_a_tape_consumed_error_at_to_device():
