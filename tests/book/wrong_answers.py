@@ -947,6 +947,21 @@ WRONG: dict[str, list[Answer]] = {
     ],
     "ex-06-rescue": [
         Answer(
+            "rescued = arrived.map_params(\n"
+            "    lambda p: p._with(p.val().detach().require_grad(), require_grad=True))\n",
+            "makes every parameter a Grad leaf and sets every flag: a bias frozen before the move comes back "
+            "trainable (the eleventh learner, through the private Param._with)",
+            "failed:frozen_leaf|failed:flag",
+        ),
+        Answer(
+            "from mlx_autodiff.module import Param\n"
+            "rescued = arrived.map_params(lambda p: Param(p.id, p.name, metal, p.shape, True,\n"
+            "    (lambda t: (lambda d, g: Tensor.from_data(t.array, d).require_grad()))(p.val())))\n",
+            "new parameters by the public constructor, every flag forced on: a frozen bias is unfrozen (the "
+            "eleventh learner)",
+            "failed:frozen_leaf|failed:flag",
+        ),
+        Answer(
             "rescued = arrived.no_grad().map_params(lambda p: p._with(p.val().require_grad()))\n",
             "Grad leaves under stored flags no_grad cleared: fork, train() and the trainable count would "
             "call them frozen (the eighth learner)",
