@@ -1337,6 +1337,16 @@ WRONG: dict[str, list[Answer]] = {
     "ex-09-predict-kind": [
         Answer(
             "def kind_after_to_device(model):\n"
+            "    if not model.weight.is_initialized():\n"
+            "        return 'lazy'\n"
+            "    model.weight = model.weight.to_device(metal)   # try the move on the model itself\n"
+            "    return 'plain' if model.weight.val().node is None else 'node'\n",
+            "moves the weight of the model it was given to look: the kind is right, but a forked model then "
+            "holds a to_device output and trains no more (the eleventh learner)",
+            "failed:model_changed",
+        ),
+        Answer(
+            "def kind_after_to_device(model):\n"
             "    w = model.weight\n"
             "    if not w.is_initialized() and w.device == flex.autodiff():\n"
             "        return 'lazy'\n"
@@ -2055,6 +2065,20 @@ WRONG: dict[str, list[Answer]] = {
         ),
     ],
     "ex-13-predict": [
+        Answer(
+            "def predict(model):\n"
+            "    tracked = [p for p in model.params() if not p.is_initialized() or p.is_require_grad()]\n"
+            "    moving = [p for p in model.params()\n"
+            "              if p.is_initialized() and p.val().node is not None and p.val().node.parents]\n"
+            "    if moving:\n"
+            "        return 'crash-later' if tracked else 'silent-then-crash'\n"
+            "    if not tracked:\n"
+            "        return 'crash-at-step-0'\n"
+            "    return 'trains' if len(tracked) == len(model.params()) else 'partly-trains'\n",
+            "counts every parameter never read as a future Grad leaf, wherever its recipe points: one "
+            "retargeted to the plain Device.metal() is built plain (the eleventh learner)",
+            "failed:outcome",
+        ),
         Answer(
             "def predict(model):\n"
             "    from mlx_autodiff import Device, Distribution,"
