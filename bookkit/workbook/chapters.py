@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -16,6 +17,7 @@ from pathlib import Path
 import jupytext
 import nbformat
 import yaml
+from nbformat.warnings import MissingIDFieldWarning
 
 from bookkit.workbook.errors import NotANotebookError, UnknownChapterError
 
@@ -115,7 +117,11 @@ def read_notebook(path: Path) -> nbformat.NotebookNode:
             f"{path} is not a notebook: give an .ipynb file or a chapter name such as 04."
         )
     try:
-        return nbformat.read(path, as_version=4)
+        with warnings.catch_warnings():
+            # a cell without an id (a notebook edited by a script) is given one; nbformat's warning about it
+            # names nbformat's own file on this machine, and the reader has nothing to do
+            warnings.simplefilter("ignore", MissingIDFieldWarning)
+            return nbformat.read(path, as_version=4)
     except Exception as error:  # nbformat raises several unrelated types for a broken file
         raise NotANotebookError(
             f"{path} cannot be read as a notebook ({type(error).__name__}: {error}); "

@@ -30,7 +30,7 @@ import nbformat
 
 from bookkit.site.layout import base_url, repository_url
 from bookkit.words import SOURCE_LANGUAGE, say, words
-from bookkit.workbook.chapters import Chapter
+from bookkit.workbook.chapters import Chapter, read_notebook
 from bookkit.workbook.convention import (
     CHECK,
     FORK_KEY,
@@ -301,7 +301,7 @@ def fork(
 def _same_content(path: Path, new: nbformat.NotebookNode) -> bool:
     """Whether the copy at `path` has the very cells (and no outputs) a fresh fork has."""
     try:
-        old = nbformat.read(path, as_version=4)
+        old = read_notebook(path)
     except Exception:  # not a readable notebook: certainly not what fork wrote
         return False
 
@@ -316,7 +316,7 @@ def _answers_untouched(path: Path, new: nbformat.NotebookNode) -> bool:
     `get` wrote them and no outputs: what differs is then the chapter (rebuilt, or updated), not the
     reader's work."""
     try:
-        old = nbformat.read(path, as_version=4)
+        old = read_notebook(path)
     except Exception:  # not a readable notebook: not what get wrote
         return False
 

@@ -309,6 +309,16 @@ WRONG: dict[str, list[Answer]] = {
         Answer(
             "def source_leaf(param):\n"
             "    node = param.val().node\n"
+            "    while node.op == 'to_device':\n"
+            "        node = node.parents[-1]\n"
+            "    return node.parents[0] if node.parents else node\n",
+            "follows every move to a parent, but a frozen parameter's move has none: it raises there (the "
+            "eleventh learner found the book's own solution did)",
+            "raised_in_check:IndexError",
+        ),
+        Answer(
+            "def source_leaf(param):\n"
+            "    node = param.val().node\n"
             "    while node.is_move:\n"
             "        node = node.parents[-1]\n"
             "    return node if node.requirement.value == 'Grad' else None\n",
@@ -701,6 +711,15 @@ WRONG: dict[str, list[Answer]] = {
         ),
     ],
     "ex-05-predict-node": [
+        Answer(
+            "def predict_failing_node(model):\n"
+            "    tracked = [p.val().node for p in (model.bias, model.weight)\n"
+            "               if p is not None and p.val().node.parents]\n"
+            "    return tracked[0].id\n",
+            "reads a bias that was never read to find out: right numbers, but it builds the recipe on metal "
+            "(the eleventh learner)",
+            "failed:reads",
+        ),
         Answer(
             "def predict_failing_node(model):\n"
             "    model.bias = None\n"
@@ -1121,6 +1140,20 @@ WRONG: dict[str, list[Answer]] = {
     ],
     "ex-07-guard": [
         Answer(
+            "from mlx_autodiff.guard import TrainingGuard\n"
+            "def guarded_train(model, steps):\n"
+            "    guard, optim, losses = TrainingGuard(model), AdamConfig().init(), []\n"
+            "    for step in range(steps):\n"
+            "        loss = MseLoss().forward(model.forward(x), x.sum_dim(1), Reduction.MEAN)\n"
+            "        losses.append(loss.into_scalar())\n"
+            "        grads = guard.backward(step, loss, model)\n"
+            "        model = optim.step(1e-1, model, grads)\n"
+            "    return losses\n",
+            "trains on the rows' sums, not on y: the same as long as y is x.sum_dim(1) (the eleventh "
+            "learner)",
+            "failed:adam",
+        ),
+        Answer(
             "def guarded_train(model, steps):\n"
             "    optim, losses = AdamConfig().init(), []\n"
             "    for step in range(steps):\n"
@@ -1433,6 +1466,13 @@ WRONG: dict[str, list[Answer]] = {
     ],
     "ex-10-plain-fork": [
         Answer(
+            "model = LinearConfig(4, 1, bias=plain_model.bias is not None).init(metal).load_record(\n"
+            "    {n: p.val().array for n, p in plain_model.named_params()})\n",
+            "a new Linear(4, 1) loaded with the weights: new ParamIds, and no other shape (the eleventh "
+            "learner)",
+            "failed:same_ids",
+        ),
+        Answer(
             "model = plain_model.fork(metal)\n",
             "the failing plain-fork itself: the parameters stay plain",
             "failed:plain",
@@ -1445,7 +1485,7 @@ WRONG: dict[str, list[Answer]] = {
         Answer(
             "model = initialized(metal)\n",
             "a new trainable model on metal, with new weights instead of plain_model's",
-            "failed:values",
+            "failed:same_ids",
         ),
         Answer(
             "model = plain_model.to_device(metal)\n",
@@ -2913,14 +2953,6 @@ RIGHT: dict[str, list[Answer]] = {
             "        (node,) = node.parents\n"
             "    return node\n",
             "follows every parent, not only to_device's: right for these models, so it must pass",
-        ),
-        Answer(
-            "def source_leaf(param):\n"
-            "    node = param.val().node\n"
-            "    while node.op == 'to_device':\n"
-            "        node = node.parents[-1]\n"
-            "    return node.parents[0] if node.parents else node\n",
-            "one step too far for a leaf with parents",
         ),
     ],
     "ex-10-relocate": [
