@@ -2363,6 +2363,14 @@ WRONG: dict[str, list[Answer]] = {
 TAMPERING: dict[str, list[Answer]] = {
     "ex-03-repair": [
         Answer(
+            "import mlx_autodiff.module as m\n"
+            "repaired = m.Param.fork.__wrapped__(moved.weight, metal).val()\n",
+            "calls fork through the __wrapped__ of the function the grader counts, to hide the call (the "
+            "twelfth learner): it runs nothing, and says why",
+            "raised:RuntimeError",
+            found="runs nothing",
+        ),
+        Answer(
             "from mlx_autodiff import Tensor\n"
             "\n"
             "Tensor.is_require_grad = lambda self: True\n"
