@@ -323,7 +323,7 @@ WRONG: dict[str, list[Answer]] = {
             "        node = node.parents[-1]\n"
             "    return node if node.requirement.value == 'Grad' else None\n",
             "None for an untracked leaf, whose own node is the answer (the tenth learner)",
-            "failed:not_node",
+            "failed:not_node|raised_in_check:IndexError",
         ),
         Answer(
             "def source_leaf(param):\n"
