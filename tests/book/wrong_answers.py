@@ -784,8 +784,9 @@ WRONG: dict[str, list[Answer]] = {
         Answer(
             "def predict_failing_node(model):\n"
             "    return min(param.val().node.id for param in model.params())\n",
-            "the smallest id (a reviewer's try)",
-            "failed:predicted",
+            "the smallest id (a reviewer's try): where it reads a bias never read first, that is its mistake "
+            "too",
+            "failed:predicted|failed:reads",
         ),
         Answer(
             "def predict_failing_node(model):\n"
