@@ -19,7 +19,7 @@ from __future__ import annotations
 import math
 
 from .errors import AutodiffError, NonFiniteLossError, TapeConsumedError
-from .module import Module, check_module
+from .module import Module, ParamId, check_module
 from .node import node_name
 from .optim import GradientsParams
 from .tensor import Tensor
@@ -114,27 +114,27 @@ class TrainingGuard:
             for name, param in model.named_params()
             if param.lazy_is_require_grad() and param.id not in got
         ]
+        head = f"step {step}: {len(grads)} gradient(s) for {self.expected} trainable parameters"
         if not missing:
-            raise MissingGradientsError(self._surplus(step, grads, model))
+            raise MissingGradientsError(self._surplus(head, got, model))
         hint = ""
         reasons = why_not_trainable(model)
         if reasons:
             hint = " Why: " + "; ".join(f"{name}: {why}" for name, why in reasons.items()) + "."
         raise MissingGradientsError(
-            f"step {step}: {len(grads)} gradient(s) for {self.expected} trainable parameters; no gradient "
-            f"for {', '.join(missing)}. The optimizer would change nothing for them.{hint}"
+            f"{head}; no gradient for {', '.join(missing)}. The optimizer would change nothing for them."
+            f"{hint}"
         )
 
-    def _surplus(self, step: int, grads: GradientsParams, model: Module) -> str:
-        """Why the count is off though every parameter meant to train got its gradient: the model changed
-        since the guard was made, a parameter flagged frozen still tracks (only the private `Param._with`
-        makes one), or the gradients are not this model's (another model's, or a parameter held twice)."""
-        head = f"step {step}: {len(grads)} gradient(s) for {self.expected} trainable parameters"
+    def _surplus(self, head: str, got: set[ParamId], model: Module) -> str:
+        """Why the count is off though every parameter meant to train got its gradient (`got`: the ids of
+        those that have one): the model changed since the guard was made, a parameter flagged frozen still
+        tracks (only the private `Param._with` makes one), or the gradients are not this model's (another
+        model's, or a parameter held twice)."""
         now = model.num_trainable_param_tensors()
         if now != self.expected:
             return (f"{head}, the count when the guard was made; the model has {now} trainable parameters "
                     "now. Make the guard from the model you train, after moving or freezing it.")
-        got = set(grads.param_ids())
         tracked = [name for name, param in model.named_params()
                    if param.id in got and not param.lazy_is_require_grad()]
         if tracked:

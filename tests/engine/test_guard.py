@@ -141,6 +141,19 @@ def test_guard_given_another_models_gradients_says_they_are_not_this_models():
     assert "`GradientsParams.from_grads(loss.backward(), model)`" in message
 
 
+def test_guard_given_a_model_holding_one_parameter_twice_says_hold_it_once():
+    """Weight tying by holding one Linear twice: two places, one ParamId, one gradient."""
+    shared = initialized(FLEX.autodiff()).fork(METAL)
+    tied = Pair(shared, shared)
+    guard = TrainingGuard(tied)
+    x, y = batch()
+    with pytest.raises(MissingGradientsError) as caught:
+        guard.backward(0, MseLoss().forward(tied.forward(x), y), tied)
+    message = str(caught.value)
+    assert message.startswith("step 0: 2 gradient(s) for 4 trainable parameters, yet none is missing")
+    assert "hold each parameter in one place only" in message
+
+
 def test_guard_points_a_tape_consumed_error_at_to_device():
     model = initialized(FLEX.autodiff()).to_device(METAL)
     guard = TrainingGuard(model, check_flags=False)
